@@ -1,0 +1,65 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-network-reachability",
+    products: [
+        .library(name: "NetworkReachability", targets: ["NetworkReachability"]),
+        .library(name: "NetworkReachabilityNotifications", targets: ["NetworkReachabilityNotifications"]),
+        .executable(name: "reach", targets: ["reach"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions.
+        .target(name: "CNetlink"),
+        // The library: model values, the Linux kernel backend, the shared monitor, the public API.
+        .target(
+            name: "NetworkReachability",
+            dependencies: [
+                "CNetlink",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The NotificationCenter bridge: the only target that pays for full Foundation.
+        .target(
+            name: "NetworkReachabilityNotifications",
+            dependencies: ["NetworkReachability"],
+            swiftSettings: strictSettings
+        ),
+        // The `reach` command: argument parsing and printing only.
+        .executableTarget(
+            name: "reach",
+            dependencies: [
+                "NetworkReachability",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetworkReachabilityTests",
+            dependencies: ["NetworkReachability"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "KernelTests",
+            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ReachCLITests",
+            dependencies: ["reach"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)
