@@ -1,0 +1,38 @@
+#ifdef __linux__
+#define _GNU_SOURCE
+#include <sched.h>
+#include <linux/if.h>
+#include "CNetlink.h"
+
+// Layouts the Swift parser relies on when it reads fixed headers by offset.
+_Static_assert(sizeof(struct nlmsghdr) == 16, "nlmsghdr is 16 bytes");
+_Static_assert(sizeof(struct rtattr) == 4, "rtattr is 4 bytes");
+_Static_assert(sizeof(struct rtmsg) == 12, "rtmsg is 12 bytes");
+_Static_assert(sizeof(struct ifinfomsg) == 16, "ifinfomsg is 16 bytes");
+_Static_assert(sizeof(struct ifaddrmsg) == 8, "ifaddrmsg is 8 bytes");
+_Static_assert(sizeof(struct nlmsgerr) == 20, "nlmsgerr is 20 bytes");
+_Static_assert(offsetof(struct rtmsg, rtm_type) == 7, "rtm_type at 7");
+_Static_assert(offsetof(struct rtmsg, rtm_flags) == 8, "rtm_flags at 8");
+_Static_assert(offsetof(struct ifinfomsg, ifi_index) == 4, "ifi_index at 4");
+_Static_assert(offsetof(struct ifinfomsg, ifi_flags) == 8, "ifi_flags at 8");
+_Static_assert(offsetof(struct ifaddrmsg, ifa_index) == 4, "ifa_index at 4");
+
+uint32_t cnl_iff_up(void) { return IFF_UP; }
+uint32_t cnl_iff_loopback(void) { return IFF_LOOPBACK; }
+uint32_t cnl_iff_pointopoint(void) { return IFF_POINTOPOINT; }
+uint32_t cnl_iff_lower_up(void) { return IFF_LOWER_UP; }
+uint8_t cnl_if_oper_unknown(void) { return IF_OPER_UNKNOWN; }
+uint8_t cnl_if_oper_dormant(void) { return IF_OPER_DORMANT; }
+uint8_t cnl_if_oper_up(void) { return IF_OPER_UP; }
+
+uint32_t cnl_reachability_groups(void) {
+    // Legacy bind() group masks: bit (group - 1). All these groups are below 32.
+    const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
+        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE };
+    uint32_t mask = 0;
+    for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) mask |= 1u << (groups[i] - 1);
+    return mask;
+}
+
+int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
+#endif

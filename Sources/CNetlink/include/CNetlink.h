@@ -1,0 +1,50 @@
+// Kernel netlink/rtnetlink macros and constants that Swift cannot import directly,
+// exposed as small prefixed inline functions (the CNIOLinux pattern). Linux only.
+#ifndef CNETLINK_H
+#define CNETLINK_H
+
+#ifdef __linux__
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/if_link.h>
+#include <linux/if_addr.h>
+#include <linux/if_arp.h>
+
+// MARK: - Alignment and header sizes
+
+static inline uint32_t cnl_nlmsg_align(uint32_t length) { return NLMSG_ALIGN(length); }
+static inline uint32_t cnl_nlmsg_header_length(void) { return NLMSG_HDRLEN; }
+static inline uint32_t cnl_rta_align(uint32_t length) { return RTA_ALIGN(length); }
+static inline uint32_t cnl_rta_header_length(void) { return RTA_LENGTH(0); }
+static inline uint32_t cnl_rtmsg_length(void) { return sizeof(struct rtmsg); }
+static inline uint32_t cnl_ifinfomsg_length(void) { return sizeof(struct ifinfomsg); }
+static inline uint32_t cnl_ifaddrmsg_length(void) { return sizeof(struct ifaddrmsg); }
+static inline uint32_t cnl_nlmsgerr_length(void) { return sizeof(struct nlmsgerr); }
+static inline uint16_t cnl_nla_type_mask(void) { return (uint16_t)(NLA_TYPE_MASK & 0xFFFF); }
+
+// MARK: - Interface flags (linux/if.h names clash with glibc's net/if.h, so they cross as functions)
+
+uint32_t cnl_iff_up(void);
+uint32_t cnl_iff_loopback(void);
+uint32_t cnl_iff_pointopoint(void);
+uint32_t cnl_iff_lower_up(void);
+uint8_t cnl_if_oper_unknown(void);
+uint8_t cnl_if_oper_dormant(void);
+uint8_t cnl_if_oper_up(void);
+
+// MARK: - Multicast groups of the subscription
+
+/// The rtnetlink groups whose messages can change a reachability answer:
+/// links, IPv4/IPv6 addresses, IPv4/IPv6 routes and IPv4/IPv6 policy rules.
+uint32_t cnl_reachability_groups(void);
+
+// MARK: - Namespaces
+
+/// Moves the calling thread into the network namespace open at `fd` (setns with CLONE_NEWNET).
+int cnl_setns_net(int fd);
+
+#endif // __linux__
+#endif // CNETLINK_H

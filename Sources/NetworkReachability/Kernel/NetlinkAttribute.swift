@@ -1,0 +1,31 @@
+import CNetlink
+
+/// One `rtattr`/`nlattr`: its type (with the nested/byte-order bits masked off) and its payload.
+struct NetlinkAttribute: Sendable, Equatable {
+    var type: UInt16
+    var payload: ArraySlice<UInt8>
+
+    /// Parses a run of attributes; `nil` when any length lies (shorter than a header or past the end).
+    static func parse(_ bytes: ArraySlice<UInt8>) -> [NetlinkAttribute]? {
+        let headerLength = Int(cnl_rta_header_length())
+        var attributes: [NetlinkAttribute] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard let length = bytes.uint16(at: offset).map(Int.init),
+                let type = bytes.uint16(at: offset + 2),
+                length >= headerLength,
+                let payload = bytes.bytes(at: offset + headerLength, count: length - headerLength)
+            else { return nil }
+            attributes.append(NetlinkAttribute(type: type & cnl_nla_type_mask(), payload: payload))
+            offset += Int(cnl_rta_align(UInt32(length)))
+        }
+        return attributes
+    }
+}
+
+extension Array where Element == NetlinkAttribute {
+    /// The payload of the first attribute of `type`, if any.
+    func payload(_ type: UInt16) -> ArraySlice<UInt8>? {
+        first { $0.type == type }?.payload
+    }
+}

@@ -1,0 +1,60 @@
+import CNetlink
+
+/// A parsed `RTM_NEWROUTE`: the answer to a route lookup, or a route change.
+struct RouteMessage: Sendable, Equatable {
+    /// `rtm_type` values the evaluation distinguishes.
+    enum RouteType: Sendable, Equatable {
+        case unicast, local, broadcast, anycast, multicast, blackhole, unreachable, prohibit, `throw`, other(UInt8)
+
+        init(_ raw: UInt8) {
+            switch Int(raw) {
+            case Int(RTN_UNICAST): self = .unicast
+            case Int(RTN_LOCAL): self = .local
+            case Int(RTN_BROADCAST): self = .broadcast
+            case Int(RTN_ANYCAST): self = .anycast
+            case Int(RTN_MULTICAST): self = .multicast
+            case Int(RTN_BLACKHOLE): self = .blackhole
+            case Int(RTN_UNREACHABLE): self = .unreachable
+            case Int(RTN_PROHIBIT): self = .prohibit
+            case Int(RTN_THROW): self = .throw
+            default: self = .other(raw)
+            }
+        }
+    }
+
+    var family: UInt8
+    var destinationLength: UInt8
+    var table: UInt32
+    var type: RouteType
+    var flags: UInt32
+    var destination: IPAddress?
+    var gateway: IPAddress?
+    var preferredSource: IPAddress?
+    var outputInterface: Int?
+
+    /// Parses the payload of a route message; `nil` when it is truncated or its attributes lie.
+    init?(_ message: NetlinkMessage) {
+        let header = Int(cnl_rtmsg_length())
+        guard message.type == UInt16(RTM_NEWROUTE) || message.type == UInt16(RTM_DELROUTE),
+            let family = message.payload.byte(at: 0),
+            let destinationLength = message.payload.byte(at: 1),
+            let table = message.payload.byte(at: 4),
+            let type = message.payload.byte(at: 7),
+            let flags = message.payload.uint32(at: 8),
+            let attributeBytes = message.payload.bytes(at: header, count: message.payload.count - header),
+            let attributes = NetlinkAttribute.parse(attributeBytes)
+        else { return nil }
+        self.family = family
+        self.destinationLength = destinationLength
+        self.type = RouteType(type)
+        self.flags = flags
+        self.table = attributes.payload(UInt16(RTA_TABLE.rawValue)).flatMap { $0.uint32(at: 0) } ?? UInt32(table)
+        destination = attributes.payload(UInt16(RTA_DST.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
+        gateway = attributes.payload(UInt16(RTA_GATEWAY.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
+        if gateway == nil, let via = attributes.payload(UInt16(RTA_VIA.rawValue)), via.count > 2 {
+            gateway = IPAddress(bytes: Array(via.dropFirst(2)))  // struct rtvia: family, then the address
+        }
+        preferredSource = attributes.payload(UInt16(RTA_PREFSRC.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
+        outputInterface = attributes.payload(UInt16(RTA_OIF.rawValue)).flatMap { $0.uint32(at: 0) }.map(Int.init)
+    }
+}

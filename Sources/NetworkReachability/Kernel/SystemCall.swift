@@ -1,0 +1,76 @@
+import Glibc
+
+/// The one seam through which the package makes system calls.
+///
+/// Each call reads `errno` at once, retries `EINTR`, reports would-block as a value where the caller
+/// asks for it, and throws ``ReachabilityError/systemCallFailed(call:errno:)`` naming the call.
+enum SystemCall {
+    /// What a non-blocking call did.
+    enum Outcome<Value> {
+        case completed(Value)
+        case wouldBlock
+    }
+
+    /// Runs a call that returns -1 and sets `errno` on failure, retrying `EINTR`.
+    @discardableResult
+    static func run<Result: BinaryInteger>(_ name: String, _ body: () -> Result) throws(ReachabilityError) -> Result {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let error = errno
+            if error == EINTR { continue }
+            throw .systemCallFailed(call: name, errno: error)
+        }
+    }
+
+    /// Like ``run(_:_:)``, but `EAGAIN`/`EWOULDBLOCK` come back as ``Outcome/wouldBlock``.
+    static func runNonBlocking<Result: BinaryInteger>(
+        _ name: String, _ body: () -> Result
+    ) throws(ReachabilityError) -> Outcome<Result> {
+        while true {
+            let result = body()
+            if result >= 0 { return .completed(result) }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return .wouldBlock }
+            throw .systemCallFailed(call: name, errno: error)
+        }
+    }
+
+    /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway).
+    static func close(_ descriptor: Int32) {
+        _ = Glibc.close(descriptor)
+    }
+
+    /// Reads a small text file whole, or `nil` when it cannot be read (sysfs attributes, uevent).
+    static func readSmallFile(_ path: String, limit: Int = 8192) -> String? {
+        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { Glibc.close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var total = 0
+        while total < limit {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                read(descriptor, raw.baseAddress! + total, limit - total)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            total += count
+        }
+        return String(decoding: buffer[..<total], as: UTF8.self)
+    }
+
+    /// Whether a path exists (`access(F_OK)`).
+    static func pathExists(_ path: String) -> Bool {
+        path.withCString { access($0, F_OK) } == 0
+    }
+
+    /// The last component of a symbolic link's target, or `nil` when it is no link.
+    static func linkTargetName(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = path.withCString { readlink($0, &buffer, buffer.count - 1) }
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.split(separator: "/").last.map(String.init)
+    }
+}

@@ -1,0 +1,33 @@
+/// The interface a path leaves through.
+public struct NetworkInterface: Sendable, Hashable {
+    /// What kind of link an interface is, from sysfs and the link's hardware type.
+    public enum InterfaceType: String, Sendable, Hashable {
+        /// `wireless` or `phy80211` in sysfs, or `DEVTYPE=wlan`.
+        case wifi
+        /// Ethernet hardware type that is none of the others: physical, veth, bridge, bond, VLAN.
+        case wiredEthernet
+        /// `DEVTYPE=wwan`, or a raw-IP link driven by a cellular modem driver.
+        case cellular
+        /// The loopback interface.
+        case loopback
+        /// Anything else: tun/tap, WireGuard, PPP, tunnels.
+        case other
+    }
+
+    /// The interface name, e.g. `eth0`.
+    public var name: String
+    /// The kernel's interface index.
+    public var index: Int
+    /// The classified kind of link.
+    public var type: InterfaceType
+    /// The kernel's link kind (`IFLA_INFO_KIND`, e.g. `veth`, `tun`, `wireguard`) where known.
+    public var linkKind: String?
+
+    /// Makes an interface description.
+    public init(name: String, index: Int, type: InterfaceType, linkKind: String? = nil) {
+        self.name = name
+        self.index = index
+        self.type = type
+        self.linkKind = linkKind
+    }
+}

@@ -1,0 +1,60 @@
+/// Whether a target is reachable and over what kind of link, in Alamofire's terms.
+public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertible {
+    /// The kind of link a reachable target is reached over.
+    public enum ConnectionType: String, Sendable, Hashable {
+        /// Any link that is not cellular: wired Ethernet, Wi-Fi, loopback, tunnels.
+        case ethernetOrWiFi
+        /// A cellular link (the `isWWAN` flag).
+        case wwan
+    }
+
+    /// Not evaluated yet: before the first evaluation, or a host name before its first resolution ends.
+    case unknown
+    /// The flags lack `reachable`, or a connection is required that cannot be made automatically.
+    case notReachable
+    /// Reachable over the given kind of link.
+    case reachable(ConnectionType)
+
+    /// The status the flags imply, by Alamofire's rule with WWAN honoured: reachable needs `reachable`
+    /// and either no `connectionRequired`, or an automatic way to connect (`connectionOnDemand` or
+    /// `connectionOnTraffic`) without `interventionRequired`.
+    public init(_ flags: ReachabilityFlags) {
+        let canConnectAutomatically = flags.contains(.connectionOnDemand) || flags.contains(.connectionOnTraffic)
+        let canConnectWithoutUserInteraction = canConnectAutomatically && !flags.contains(.interventionRequired)
+        let isActuallyReachable =
+            flags.contains(.reachable) && (!flags.contains(.connectionRequired) || canConnectWithoutUserInteraction)
+        guard isActuallyReachable else {
+            self = .notReachable
+            return
+        }
+        self = .reachable(flags.contains(.isWWAN) ? .wwan : .ethernetOrWiFi)
+    }
+
+    /// Whether the status is `reachable` over any link.
+    public var isReachable: Bool { if case .reachable = self { true } else { false } }
+
+    /// Whether the status is `reachable(.wwan)`.
+    public var isReachableOnWWAN: Bool { self == .reachable(.wwan) }
+
+    /// Whether the status is `reachable(.ethernetOrWiFi)`.
+    public var isReachableOnEthernetOrWiFi: Bool { self == .reachable(.ethernetOrWiFi) }
+
+    /// The name used in JSON: `unknown`, `notReachable` or `reachable`.
+    public var name: String {
+        switch self {
+        case .unknown: "unknown"
+        case .notReachable: "notReachable"
+        case .reachable: "reachable"
+        }
+    }
+
+    /// The connection type when reachable, else `nil`.
+    public var connection: ConnectionType? {
+        if case .reachable(let type) = self { type } else { nil }
+    }
+
+    /// `unknown`, `notReachable`, `reachable(ethernetOrWiFi)` or `reachable(wwan)`.
+    public var description: String {
+        connection.map { "reachable(\($0.rawValue))" } ?? name
+    }
+}

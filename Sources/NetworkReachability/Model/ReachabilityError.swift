@@ -1,0 +1,27 @@
+/// Why a reachability object could not be made or a state could not be read.
+public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not an IP address; `reason` says what is wrong.
+    case invalidAddress(String, reason: String)
+    /// The zone of an IPv6 address names no interface on this host.
+    case unknownZone(String)
+    /// The local address of an address pair is not one of this host's addresses.
+    case localAddressNotOwned(IPAddress)
+    /// The local and remote addresses of a pair are of different families.
+    case familyMismatch(local: IPAddress, remote: IPAddress)
+    /// A system call failed: its name and `errno`.
+    case systemCallFailed(call: String, errno: Int32)
+    /// The kernel sent a reply that could not be parsed.
+    case malformedKernelReply(String)
+
+    /// One line that says what went wrong.
+    public var description: String {
+        switch self {
+        case .invalidAddress(let text, let reason): "invalid address '\(text)': \(reason)"
+        case .unknownZone(let zone): "unknown zone '\(zone)': no interface has that name or index"
+        case .localAddressNotOwned(let address): "local address \(address) is not an address of this host"
+        case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
+        case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
+        case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// One evaluated state of a target: its flags and the path behind them.
+public struct ReachabilitySnapshot: Sendable, Hashable {
+    /// The target this state belongs to.
+    public var target: ReachabilityTarget
+    /// The Apple-compatible flags.
+    public var flags: ReachabilityFlags
+    /// The facts behind the flags.
+    public var path: ReachabilityPath
+
+    /// Makes a snapshot.
+    public init(target: ReachabilityTarget, flags: ReachabilityFlags, path: ReachabilityPath) {
+        self.target = target
+        self.flags = flags
+        self.path = path
+    }
+
+    /// The status the flags imply.
+    public var status: NetworkReachabilityStatus { NetworkReachabilityStatus(flags) }
+}
