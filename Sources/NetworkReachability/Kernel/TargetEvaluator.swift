@@ -1,0 +1,144 @@
+/// Turns the kernel's answers for one target into flags and a path, as `SEMANTICS.md` says.
+struct TargetEvaluator {
+    /// Global destinations whose routes stand for "the internet": no packet is sent, only the FIB is asked.
+    /// A route that carries them is a default, a split default or a VPN's wider route; a route that only
+    /// covers a private or link-local prefix never matches them.
+    static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
+    static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
+
+    let queries: KernelQueries
+    let links: any LinkSource
+    let classifier: InterfaceClassifier
+
+    // MARK: - Targets
+
+    /// Evaluates `target` now.
+    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
+        switch target {
+        case .internet:
+            return try evaluateInternet()
+        case .linkLocal:
+            return try evaluateLinkLocal()
+        case .address(let address):
+            guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
+            let answer = try queries.lookupRoute(to: address, interfaceIndex: zoneIndex)
+            return try snapshot(target, family: address.family, answer: answer)
+        case .addressPair(let local, let remote):
+            guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
+                return Self.unreachable(target)
+            }
+            let answer = try queries.lookupRoute(to: remote, from: local.withoutZone, interfaceIndex: localZone ?? remoteZone)
+            return try snapshot(target, family: remote.family, answer: answer)
+        }
+    }
+
+    /// Checks what can be checked before listening: zones name interfaces; a pair's local address is ours.
+    func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
+        switch target {
+        case .internet, .linkLocal: return
+        case .address(let address):
+            guard try resolveZone(of: address) != nil else { throw .unknownZone(address.zone ?? "") }
+        case .addressPair(let local, let remote):
+            guard local.family == remote.family else { throw .familyMismatch(local: local, remote: remote) }
+            guard let localZone = try resolveZone(of: local) else { throw .unknownZone(local.zone ?? "") }
+            guard try resolveZone(of: remote) != nil else { throw .unknownZone(remote.zone ?? "") }
+            // The kernel calls an address its own when its lookup yields a `local` route (as bind() does).
+            let answer = try queries.lookupRoute(to: local.withoutZone, interfaceIndex: localZone)
+            guard case .route(let route) = answer, route.type == .local else { throw .localAddressNotOwned(local) }
+        }
+    }
+
+    // MARK: - Evaluation
+
+    private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
+        let ipv4 = try snapshot(.internet, family: .ipv4, answer: queries.lookupRoute(to: Self.internetProbeIPv4))
+        let ipv6 = try snapshot(.internet, family: .ipv6, answer: queries.lookupRoute(to: Self.internetProbeIPv6))
+        // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
+        var chosen = Self.rank(ipv6.flags) > Self.rank(ipv4.flags) ? ipv6 : ipv4
+        chosen.path.supportsIPv4 = ipv4.status.isReachable
+        chosen.path.supportsIPv6 = ipv6.status.isReachable
+        return chosen
+    }
+
+    private func evaluateLinkLocal() throws(ReachabilityError) -> ReachabilitySnapshot {
+        let linksByIndex = Dictionary(try links.allLinks().map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
+        let candidates = try queries.addresses().filter { address in
+            guard address.address.isLinkLocal, address.isUsable, let link = linksByIndex[address.interfaceIndex] else {
+                return false
+            }
+            return !link.isLoopback && link.isReadyToCarry
+        }
+        guard let first = candidates.first, let link = linksByIndex[first.interfaceIndex] else {
+            return Self.unreachable(.linkLocal)
+        }
+        let interface = classifier.interface(for: link)
+        var flags = Self.linkFlags(link: link, type: interface.type)
+        flags.formUnion([.reachable, .isDirect])
+        let path = ReachabilityPath(
+            interface: interface, sourceAddress: first.address,
+            supportsIPv4: candidates.contains { $0.address.family == .ipv4 },
+            supportsIPv6: candidates.contains { $0.address.family == .ipv6 },
+            isExpensive: interface.type == .cellular)
+        return ReachabilitySnapshot(target: .linkLocal, flags: flags, path: path)
+    }
+
+    private func snapshot(
+        _ target: ReachabilityTarget, family: IPAddress.Family, answer: KernelQueries.RouteAnswer
+    ) throws(ReachabilityError) -> ReachabilitySnapshot {
+        guard case .route(let route) = answer, route.type == .unicast || route.type == .local else {
+            return Self.unreachable(target)
+        }
+        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
+        let interface = link.map(classifier.interface(for:))
+        let flags = Self.flags(route: route, link: link, interfaceType: interface?.type)
+        let isReachable = NetworkReachabilityStatus(flags).isReachable
+        let path = ReachabilityPath(
+            interface: interface, gateway: route.gateway, sourceAddress: route.preferredSource,
+            supportsIPv4: family == .ipv4 && isReachable, supportsIPv6: family == .ipv6 && isReachable,
+            isExpensive: interface?.type == .cellular)
+        return ReachabilitySnapshot(target: target, flags: flags, path: path)
+    }
+
+    /// The zone's interface index: `.some(nil)` without a zone, `nil` when the zone names no interface.
+    private func resolveZone(of address: IPAddress) throws(ReachabilityError) -> Int?? {
+        guard let zone = address.zone else { return .some(nil) }
+        if let index = Int(zone), index > 0, index <= Int(Int32.max) {
+            return try links.link(index: index) == nil ? nil : .some(index)
+        }
+        return try queries.linkIndex(named: zone).map { .some($0) } ?? nil
+    }
+
+    // MARK: - Pure rules
+
+    /// The flags for a route the kernel returned, given its output link (SEMANTICS.md, "Flags").
+    static func flags(route: RouteMessage, link: LinkMessage?, interfaceType: NetworkInterface.InterfaceType?) -> ReachabilityFlags {
+        var flags: ReachabilityFlags
+        switch route.type {
+        case .local: flags = [.reachable, .isLocalAddress, .isDirect]
+        case .unicast: flags = route.gateway == nil ? [.reachable, .isDirect] : [.reachable]
+        default: return []
+        }
+        if let link { flags.formUnion(linkFlags(link: link, type: interfaceType)) }
+        return flags
+    }
+
+    /// The flags an output link adds: transient, connection required, intervention required, WWAN.
+    static func linkFlags(link: LinkMessage, type: NetworkInterface.InterfaceType?) -> ReachabilityFlags {
+        var flags: ReachabilityFlags = []
+        if link.isPointToPoint { flags.insert(.transientConnection) }
+        if !link.isReadyToCarry {
+            flags.insert(.connectionRequired)
+            if link.isDormant { flags.insert(.interventionRequired) }
+        }
+        if type == .cellular { flags.insert(.isWWAN) }
+        return flags
+    }
+
+    private static func rank(_ flags: ReachabilityFlags) -> Int {
+        NetworkReachabilityStatus(flags).isReachable ? 2 : flags.contains(.reachable) ? 1 : 0
+    }
+
+    private static func unreachable(_ target: ReachabilityTarget) -> ReachabilitySnapshot {
+        ReachabilitySnapshot(target: target, flags: [], path: .none)
+    }
+}
