@@ -1,6 +1,7 @@
 #ifdef __linux__
 #define _GNU_SOURCE
 #include <sched.h>
+#include <sys/eventfd.h>
 #include <linux/if.h>
 #include "CNetlink.h"
 
@@ -33,6 +34,8 @@ uint32_t cnl_reachability_groups(void) {
     for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) mask |= 1u << (groups[i] - 1);
     return mask;
 }
+
+int cnl_wake_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 #endif

@@ -41,6 +41,11 @@ uint8_t cnl_if_oper_up(void);
 /// links, IPv4/IPv6 addresses, IPv4/IPv6 routes and IPv4/IPv6 policy rules.
 uint32_t cnl_reachability_groups(void);
 
+// MARK: - Wake-ups
+
+/// A non-blocking, close-on-exec eventfd that wakes the monitor's poll.
+int cnl_wake_eventfd(void);
+
 // MARK: - Namespaces
 
 /// Moves the calling thread into the network namespace open at `fd` (setns with CLONE_NEWNET).

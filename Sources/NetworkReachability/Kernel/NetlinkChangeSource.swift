@@ -1,0 +1,149 @@
+import CNetlink
+import Glibc
+
+/// The rtnetlink subscription: links, addresses, routes and rules of both families, read by blocking in
+/// `poll` on the socket and an `eventfd` (for wake-ups) — never by polling on a timer.
+///
+/// Messages are drained until the socket would block, so a burst costs one evaluation pass. Datagrams
+/// from user space (sender port id ≠ 0) are dropped and counted; on `ENOBUFS` the links are re-read.
+final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
+    private let subscription: NetlinkSocket
+    private let wakeDescriptor: Int32
+    private let queries: KernelQueries
+    private let classifier: InterfaceClassifier
+    // Touched only on the monitor's thread (waitForChanges, evaluate, close).
+    private var links: LinkTable
+    private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    // Read from any thread.
+    private let counters = Locked(MonitorStatistics())
+
+    init(namespace: NetworkNamespace?, classifier: InterfaceClassifier, receiveBufferSize: Int?) throws(ReachabilityError) {
+        // Subscribe before the first dump, so no change between the two is missed.
+        subscription = try NetlinkSocket(
+            groups: cnl_reachability_groups(), nonBlocking: true, receiveBufferSize: receiveBufferSize, namespace: namespace)
+        do {
+            wakeDescriptor = try SystemCall.run("eventfd") { cnl_wake_eventfd() }
+        } catch {
+            subscription.close()
+            throw error
+        }
+        queries = KernelQueries(namespace: namespace)
+        self.classifier = classifier
+        do {
+            links = LinkTable(try queries.links())
+        } catch {
+            subscription.close()
+            SystemCall.close(wakeDescriptor)
+            throw error
+        }
+    }
+
+    // MARK: - RoutingChangeSource
+
+    func waitForChanges() -> RoutingChange {
+        var descriptors = [
+            pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        do {
+            try SystemCall.run("poll") { poll(&descriptors, 2, -1) }
+        } catch {
+            return .failed(error)
+        }
+        if descriptors[1].revents != 0 {
+            var value: UInt64 = 0
+            _ = read(wakeDescriptor, &value, 8)
+        }
+        guard descriptors[0].revents != 0 else { return .woken }
+        return drain()
+    }
+
+    func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
+        try TargetEvaluator(queries: queries, links: links, classifier: classifier).evaluate(target)
+    }
+
+    func close() {
+        subscription.close()
+        SystemCall.close(wakeDescriptor)
+        queries.close()
+    }
+
+    var statistics: MonitorStatistics { counters.withLock { $0 } }
+
+    /// The descriptors this subscription holds open, for tests that prove they are closed after a stop.
+    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] }
+
+    // MARK: - Draining
+
+    private func drain() -> RoutingChange {
+        var relevant = false
+        var overflowed = false
+        var malformed = 0
+        var foreign = 0
+        defer {
+            counters.withLock {
+                $0.malformedMessages += malformed
+                $0.foreignMessages += foreign
+                if overflowed { $0.resynchronizations += 1 }
+            }
+        }
+        receiving: while true {
+            do {
+                guard case .completed(let datagram) = try subscription.receive(into: &buffer) else { break receiving }
+                guard datagram.senderPortID == 0 else {
+                    foreign += 1
+                    continue
+                }
+                guard !datagram.isTruncated else {
+                    malformed += 1
+                    continue
+                }
+                let (messages, broken) = NetlinkMessage.split(buffer[0..<datagram.count])
+                malformed += broken
+                for message in messages {
+                    switch apply(message) {
+                    case .relevant: relevant = true
+                    case .malformed: malformed += 1
+                    case .ignored: break
+                    }
+                }
+            } catch .systemCallFailed(_, let code) where code == ENOBUFS {
+                overflowed = true
+            } catch {
+                return .failed(error)
+            }
+        }
+        guard overflowed else { return relevant ? .changed : .woken }
+        do {
+            links = LinkTable(try queries.links())
+        } catch {
+            return .failed(error)
+        }
+        return .resynchronized
+    }
+
+    private enum Disposition { case relevant, malformed, ignored }
+
+    private func apply(_ message: NetlinkMessage) -> Disposition {
+        switch Int(message.type) {
+        case Int(RTM_NEWLINK), Int(RTM_DELLINK):
+            guard let link = LinkMessage(message) else { return .malformed }
+            links.apply(link)
+            return .relevant
+        case Int(RTM_NEWADDR), Int(RTM_DELADDR):
+            return AddressMessage(message) == nil ? .malformed : .relevant
+        case Int(RTM_NEWROUTE), Int(RTM_DELROUTE):
+            return RouteMessage(message) == nil ? .malformed : .relevant
+        case Int(RTM_NEWRULE), Int(RTM_DELRULE):
+            // struct fib_rule_hdr is 12 bytes; the rule's content does not matter, only that it changed.
+            return message.payload.count >= 12 ? .relevant : .malformed
+        default:
+            return .ignored
+        }
+    }
+}

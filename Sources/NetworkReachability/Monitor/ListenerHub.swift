@@ -1,0 +1,146 @@
+/// Fans one object's monitor registration out to its consumers (the closure listener, each async
+/// sequence, the notification bridge), each with its own de-duplication.
+///
+/// The registration exists while at least one consumer does. A consumer added after the first
+/// evaluation hears the latest snapshot at once, so nobody misses the initial state.
+final class ListenerHub: Sendable {
+    /// What must change before a consumer hears again.
+    enum Deduplication: Sendable {
+        /// The flags (Alamofire's rule): a status listener never hears the same flags twice.
+        case flags
+        /// Flags or path: richer views hear a new gateway or interface too.
+        case snapshot
+    }
+
+    /// Called on the monitor's thread with the consumer's id; must not block.
+    typealias Deliver = @Sendable (_ consumer: UInt64, ReachabilitySnapshot) -> Void
+
+    private struct Consumer {
+        var deduplication: Deduplication
+        var deliver: Deliver
+        var finish: (@Sendable () -> Void)?
+        var lastDelivered: ReachabilitySnapshot?
+
+        mutating func accepts(_ snapshot: ReachabilitySnapshot) -> Bool {
+            let isNew: Bool
+            switch deduplication {
+            case .flags: isNew = lastDelivered?.flags != snapshot.flags
+            case .snapshot: isNew = lastDelivered != snapshot
+            }
+            if isNew { lastDelivered = snapshot }
+            return isNew
+        }
+    }
+
+    private struct State {
+        var consumers: [UInt64: Consumer] = [:]
+        var slots: [String: UInt64] = [:]
+        var nextID: UInt64 = 1
+        var registration: UInt64?
+        /// Tells the current registration's deliveries from late ones of a previous registration.
+        var registrationTag: UInt64?
+        var latest: ReachabilitySnapshot?
+    }
+
+    let target: ReachabilityTarget
+    private let monitor: ReachabilityMonitor
+    // Guarded by its lock; the monitor is never unregistered while it is held (that joins the monitor thread).
+    private let state = Locked(State())
+
+    init(target: ReachabilityTarget, monitor: ReachabilityMonitor) {
+        self.target = target
+        self.monitor = monitor
+    }
+
+    // MARK: - Consumers
+
+    /// Adds a consumer; registers with the monitor when it is the first.
+    ///
+    /// - Parameter slot: a name under which at most one consumer lives; adding to a taken slot replaces it.
+    /// - Returns: the consumer's id.
+    @discardableResult
+    func add(
+        slot: String? = nil, deduplication: Deduplication, deliver: @escaping Deliver, finish: (@Sendable () -> Void)? = nil
+    ) throws(ReachabilityError) -> UInt64 {
+        if let slot { remove(slot: slot) }
+        let (id, initial) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, ReachabilitySnapshot?) in
+            if state.registration == nil {
+                // A registration's sink only reaches this hub while that registration is the current one.
+                let hubID = state.nextID
+                state.nextID += 1
+                state.registration = try monitor.register(target) { [weak self] snapshot in
+                    self?.receive(snapshot, registration: hubID)
+                }
+                state.registrationTag = hubID
+            }
+            let id = state.nextID
+            state.nextID += 1
+            var consumer = Consumer(deduplication: deduplication, deliver: deliver, finish: finish)
+            let initial = state.latest.flatMap { consumer.accepts($0) ? $0 : nil }
+            state.consumers[id] = consumer
+            if let slot { state.slots[slot] = id }
+            return (id, initial)
+        }
+        if let initial { deliver(id, initial) }
+        return id
+    }
+
+    /// Whether the consumer is still there (a queued delivery checks this before calling user code).
+    func contains(_ id: UInt64) -> Bool { state.withLock { $0.consumers[id] != nil } }
+
+    /// Removes a consumer; the last one out unregisters from the monitor.
+    func remove(_ id: UInt64) {
+        let (consumer, registration) = state.withLock { state -> (Consumer?, UInt64?) in
+            guard let consumer = state.consumers.removeValue(forKey: id) else { return (nil, nil) }
+            state.slots = state.slots.filter { $0.value != id }
+            return (consumer, state.consumers.isEmpty ? Self.takeRegistration(&state) : nil)
+        }
+        consumer?.finish?()
+        if let registration { monitor.unregister(registration) }
+    }
+
+    /// Removes the consumer in `slot`, if any. Returns whether there was one.
+    @discardableResult
+    func remove(slot: String) -> Bool {
+        guard let id = state.withLock({ $0.slots[slot] }) else { return false }
+        remove(id)
+        return true
+    }
+
+    /// Removes every consumer and ends every sequence: the owner was released.
+    func removeAll() {
+        let (consumers, registration) = state.withLock { state in
+            let consumers = Array(state.consumers.values)
+            state.consumers.removeAll()
+            state.slots.removeAll()
+            return (consumers, Self.takeRegistration(&state))
+        }
+        for consumer in consumers { consumer.finish?() }
+        if let registration { monitor.unregister(registration) }
+    }
+
+    // MARK: - Delivery
+
+    private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64) {
+        let deliveries: [(Deliver, UInt64)] = state.withLock { state in
+            guard state.registrationTag == tag else { return [] }
+            state.latest = snapshot
+            var deliveries: [(Deliver, UInt64)] = []
+            for (id, var consumer) in state.consumers where consumer.accepts(snapshot) {
+                state.consumers[id] = consumer
+                deliveries.append((consumer.deliver, id))
+            }
+            return deliveries
+        }
+        for (deliver, id) in deliveries { deliver(id, snapshot) }
+    }
+
+    private static func takeRegistration(_ state: inout State) -> UInt64? {
+        defer {
+            state.registration = nil
+            state.registrationTag = nil
+            state.latest = nil
+        }
+        return state.registration
+    }
+}

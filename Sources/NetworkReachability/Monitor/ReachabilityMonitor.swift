@@ -1,0 +1,156 @@
+import Logging
+
+/// The one kernel subscription that serves every listening object of a backend.
+///
+/// Registrations are evaluated on the monitor's own thread: first once after they arrive (their initial
+/// state), then after every batch of kernel changes. A registration hears a snapshot only when it differs
+/// from the last one it heard. The subscription opens with the first registration and closes, with every
+/// descriptor, when the last one leaves.
+package final class ReachabilityMonitor: Sendable {
+    /// Receives evaluated snapshots on the monitor's thread; must return quickly and never block.
+    package typealias Sink = @Sendable (ReachabilitySnapshot) -> Void
+
+    private struct Registration {
+        var target: ReachabilityTarget
+        var sink: Sink
+        var last: ReachabilitySnapshot?
+    }
+
+    private final class Loop: Sendable {
+        let source: any RoutingChangeSource
+        let stopRequested = Locked(false)
+        let thread = Locked<MonitorThread?>(nil)
+        init(source: any RoutingChangeSource) { self.source = source }
+    }
+
+    private struct State {
+        var registrations: [UInt64: Registration] = [:]
+        var awaitingFirstEvaluation: Set<UInt64> = []
+        var nextID: UInt64 = 1
+        var loop: Loop?
+        var retiredStatistics = MonitorStatistics()
+    }
+
+    // Guarded by its lock; never held while calling a sink or joining the thread.
+    private let state = Locked(State())
+    private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
+    private let logger = Logger(label: "NetworkReachability.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    package init(openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource) {
+        self.openSource = openSource
+    }
+
+    // MARK: - Registration
+
+    /// Starts delivering `target`'s snapshots to `sink`, the first as soon as it is evaluated.
+    ///
+    /// - Returns: an id for ``unregister(_:)``.
+    /// - Throws: when the subscription cannot be opened.
+    package func register(_ target: ReachabilityTarget, sink: @escaping Sink) throws(ReachabilityError) -> UInt64 {
+        let (id, loop, isNew) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
+            let id = state.nextID
+            state.nextID += 1
+            var isNew = false
+            if state.loop == nil {
+                state.loop = Loop(source: try openSource())
+                isNew = true
+            }
+            state.registrations[id] = Registration(target: target, sink: sink)
+            state.awaitingFirstEvaluation.insert(id)
+            return (id, state.loop!, isNew)
+        }
+        if isNew {
+            do {
+                let thread = try MonitorThread { [self] in run(loop) }
+                loop.thread.withLock { $0 = thread }
+            } catch {
+                unregister(id)
+                throw error
+            }
+        }
+        loop.source.wake()
+        return id
+    }
+
+    /// Stops delivering to a registration; the last one out closes the subscription and joins its thread.
+    ///
+    /// Safe from any thread, a sink's included; no sink is called for it once this returns.
+    package func unregister(_ id: UInt64) {
+        let finished: Loop? = state.withLock { state in
+            guard state.registrations.removeValue(forKey: id) != nil else { return nil }
+            state.awaitingFirstEvaluation.remove(id)
+            guard state.registrations.isEmpty, let loop = state.loop else { return nil }
+            state.loop = nil
+            state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
+            return loop
+        }
+        guard let finished else { return }
+        finished.stopRequested.withLock { $0 = true }
+        finished.source.wake()
+        finished.thread.withLock { $0 }?.join()
+    }
+
+    /// What the subscriptions of this monitor have counted, the current one included.
+    package var statistics: MonitorStatistics {
+        state.withLock { state in
+            state.loop.map { Self.sum(state.retiredStatistics, $0.source.statistics) } ?? state.retiredStatistics
+        }
+    }
+
+    /// Whether a subscription is open now.
+    package var isSubscribed: Bool { state.withLock { $0.loop != nil } }
+
+    // MARK: - The loop
+
+    private func run(_ loop: Loop) {
+        var change = RoutingChange.woken
+        while !loop.stopRequested.withLock({ $0 }) {
+            if case .failed(let error) = change {
+                logger.error("kernel subscription failed: \(error)")
+                break
+            }
+            evaluate(everything: change != .woken, source: loop.source)
+            change = loop.source.waitForChanges()
+        }
+        loop.source.close()
+    }
+
+    /// Evaluates every registration (after a change) or only new ones (after a wake-up), each distinct
+    /// target once, then delivers the snapshots that differ from what each registration last heard.
+    private func evaluate(everything: Bool, source: any RoutingChangeSource) {
+        let due: [(UInt64, ReachabilityTarget)] = state.withLock { state in
+            let ids = everything ? Set(state.registrations.keys) : state.awaitingFirstEvaluation
+            state.awaitingFirstEvaluation.subtract(ids)
+            return ids.compactMap { id in state.registrations[id].map { (id, $0.target) } }
+        }
+        guard !due.isEmpty else { return }
+        var results: [ReachabilityTarget: ReachabilitySnapshot] = [:]
+        for (_, target) in due where results[target] == nil {
+            do {
+                results[target] = try source.evaluate(target)
+            } catch {
+                logger.warning("evaluating \(target) failed: \(error)")
+                results[target] = ReachabilitySnapshot(target: target, flags: [], path: .none)
+            }
+        }
+        let deliveries: [(Sink, ReachabilitySnapshot)] = state.withLock { state in
+            due.compactMap { id, target in
+                guard let snapshot = results[target], var registration = state.registrations[id],
+                    registration.last != snapshot
+                else { return nil }
+                registration.last = snapshot
+                state.registrations[id] = registration
+                return (registration.sink, snapshot)
+            }
+        }
+        for (sink, snapshot) in deliveries { sink(snapshot) }
+    }
+
+    private static func sum(_ a: MonitorStatistics, _ b: MonitorStatistics) -> MonitorStatistics {
+        var total = a
+        total.malformedMessages += b.malformedMessages
+        total.foreignMessages += b.foreignMessages
+        total.resynchronizations += b.resynchronizations
+        return total
+    }
+}

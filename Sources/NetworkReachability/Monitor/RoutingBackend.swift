@@ -1,0 +1,51 @@
+/// The narrow interface between the platform-independent monitor and public type, and one platform's kernel.
+///
+/// Linux implements it with rtnetlink (`LinuxRoutingBackend`); another platform is one more
+/// implementation in its own folder, with no change to the API.
+package protocol RoutingBackend: AnyObject, Sendable {
+    /// Checks what can be checked up front: zones name interfaces, a pair's local address is this host's.
+    func validate(_ target: ReachabilityTarget) throws(ReachabilityError)
+    /// Evaluates a target now, asking the kernel.
+    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// The monitor that serves every listening object of this backend through one subscription.
+    var monitor: ReachabilityMonitor { get }
+}
+
+/// What one pass of waiting on the kernel brought.
+package enum RoutingChange: Sendable, Equatable {
+    /// Messages that can change answers arrived and were applied.
+    case changed
+    /// The socket overflowed (`ENOBUFS`); the state was re-read in full.
+    case resynchronized
+    /// Only a wake-up: new registrations may be waiting for their first evaluation.
+    case woken
+    /// The subscription failed and cannot go on.
+    case failed(ReachabilityError)
+}
+
+/// A live subscription to kernel changes. Used from the monitor's thread, except ``wake()``.
+package protocol RoutingChangeSource: AnyObject, Sendable {
+    /// Blocks until kernel messages or a wake-up arrive, then drains every message that is ready.
+    func waitForChanges() -> RoutingChange
+    /// Makes a blocked ``waitForChanges()`` return; safe from any thread.
+    func wake()
+    /// Evaluates a target against the subscription's current view of the links.
+    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// Closes every descriptor of the subscription.
+    func close()
+    /// What the subscription has counted so far.
+    var statistics: MonitorStatistics { get }
+}
+
+/// Counters kept by a subscription, for tests, logs and `reach watch --verbose`.
+public struct MonitorStatistics: Sendable, Hashable {
+    /// Messages dropped because they could not be parsed.
+    public var malformedMessages = 0
+    /// Datagrams dropped because a user-space process, not the kernel, sent them.
+    public var foreignMessages = 0
+    /// Times the socket overflowed and the whole state was re-read.
+    public var resynchronizations = 0
+
+    /// Makes empty counters.
+    public init() {}
+}
