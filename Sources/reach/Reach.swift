@@ -1,0 +1,63 @@
+import ArgumentParser
+import Glibc
+import NetworkReachability
+
+/// `reach`: whether the network can carry traffic to a target, once or live.
+@main
+struct Reach: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reach",
+        abstract: "Tell whether the network can carry traffic to a target, and over what kind of link.",
+        discussion: """
+            TARGET is `internet` (a default or split-default route), `link-local`, or an IPv4/IPv6 address \
+            (IPv6 may carry a %zone). Reachable means a packet sent now can leave this host toward the target.
+            """,
+        subcommands: [StatusCommand.self, WatchCommand.self],
+        defaultSubcommand: StatusCommand.self
+    )
+
+    /// Runs a command; every failure is one line on stderr and a non-zero exit code (64 for bad input).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withOneLine: error)
+        }
+    }
+
+    private static func exit(withOneLine error: any Error) -> Never {
+        let code: Int32
+        let message: String
+        switch error {
+        case let error as ReachabilityError:
+            code = error.isBadInput ? ExitCode.validationFailure.rawValue : 70  // EX_SOFTWARE: the kernel failed us
+            message = error.description
+        default:
+            code = exitCode(for: error).rawValue
+            if code == 0 {
+                Output.line(fullMessage(for: error))  // --help, --version
+                Glibc.exit(0)
+            }
+            message = Self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        if !message.isEmpty {
+            Output.error("reach: \(message)")
+        }
+        Glibc.exit(code)
+    }
+}
+
+extension ReachabilityError {
+    /// Whether the error is the user's input rather than the system's failure.
+    var isBadInput: Bool {
+        switch self {
+        case .invalidAddress, .unknownZone, .localAddressNotOwned, .familyMismatch: true
+        case .systemCallFailed, .malformedKernelReply: false
+        }
+    }
+}

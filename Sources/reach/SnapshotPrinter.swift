@@ -1,0 +1,75 @@
+import FoundationEssentials
+import NetworkReachability
+
+/// Prints a snapshot as one human line or one JSON object, flushed at once.
+struct SnapshotPrinter: Sendable {
+    let json: Bool
+
+    func print(_ snapshot: ReachabilitySnapshot, as target: String) {
+        let line = json ? Self.jsonLine(snapshot, target: target) : Self.humanLine(snapshot, target: target)
+        Output.line(line)
+    }
+
+    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
+    static func humanLine(_ snapshot: ReachabilitySnapshot, target: String) -> String {
+        var line = "\(target): "
+        switch snapshot.status {
+        case .unknown: line += "unknown"
+        case .notReachable: line += "not reachable"
+        case .reachable(.wwan): line += "reachable on WWAN"
+        case .reachable(.ethernetOrWiFi): line += "reachable"
+        }
+        if let interface = snapshot.path.interface {
+            line += " via \(interface.type.rawValue) \(interface.name)"
+        }
+        if let gateway = snapshot.path.gateway {
+            line += ", gateway \(gateway)"
+        }
+        return line + " [\(snapshot.flags.flagsString)]"
+    }
+
+    /// One JSON object with the keys the contract names, sorted so lines are stable.
+    static func jsonLine(_ snapshot: ReachabilitySnapshot, target: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let record = Record(snapshot: snapshot, target: target)
+        guard let data = try? encoder.encode(record) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private struct Record: Encodable {
+        struct Interface: Encodable {
+            var name: String
+            var index: Int
+            var type: String
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case target, status, connection, flags, flagsString, interface, gateway
+            case supportsIPv4, supportsIPv6, isExpensive, time
+        }
+
+        let snapshot: ReachabilitySnapshot
+        let target: String
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(target, forKey: .target)
+            try container.encode(snapshot.status.name, forKey: .status)
+            try container.encode(snapshot.status.connection?.rawValue, forKey: .connection)
+            try container.encode(snapshot.flags.names, forKey: .flags)
+            try container.encode(snapshot.flags.flagsString, forKey: .flagsString)
+            try container.encode(
+                snapshot.path.interface.map { Interface(name: $0.name, index: $0.index, type: $0.type.rawValue) },
+                forKey: .interface)
+            try container.encode(snapshot.path.gateway?.description, forKey: .gateway)
+            try container.encode(snapshot.path.supportsIPv4, forKey: .supportsIPv4)
+            try container.encode(snapshot.path.supportsIPv6, forKey: .supportsIPv6)
+            try container.encode(snapshot.path.isExpensive, forKey: .isExpensive)
+            try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
+        }
+
+        /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.
+        private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+    }
+}
