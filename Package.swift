@@ -45,20 +45,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Test networks in namespaces, and running processes, for the kernel and CLI tests.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "NetworkReachabilityTests",
             dependencies: ["NetworkReachability"],
-            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "KernelTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications"],
+            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["reach"],
+            dependencies: ["reach", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Glibc
 import NetworkReachability
 
@@ -24,7 +23,7 @@ struct WatchCommand: AsyncParsableCommand {
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
             (argument, try NetworkReachability(target: argument.target))
         }
-        let stop = Self.exitOnSignals()
+        Self.exitOnSignals()
         let printer = SnapshotPrinter(json: json)
         await withTaskGroup(of: Void.self) { group in
             for (argument, reachability) in watched {
@@ -35,17 +34,19 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
         }
-        withExtendedLifetime(stop) {}
     }
 
-    /// Exits 0 on SIGINT or SIGTERM (every line was already written whole).
-    private static func exitOnSignals() -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { signalNumber in
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { @Sendable in Glibc.exit(0) }
-            source.resume()
-            return source
+    /// Exits 0 on SIGINT or SIGTERM. Every line was already written whole, so `_exit` loses nothing.
+    ///
+    /// The signals are unblocked first: a parent's blocked mask is inherited across exec (Swift Testing's
+    /// worker threads block both), and a watcher that cannot be stopped is worse than none.
+    private static func exitOnSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signalNumber in [SIGINT, SIGTERM] {
+            sigaddset(&signals, signalNumber)
+            signal(signalNumber) { _ in _exit(0) }
         }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The outcome of a finished process.
+public struct CommandResult: Sendable {
+    public init(status: Int32, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+
+    /// Standard output split into non-empty lines.
+    public var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
+}
+
+/// A failed set-up command, with what it printed.
+public struct CommandError: Error, CustomStringConvertible {
+    public var command: [String]
+    public var result: CommandResult
+    public init(command: [String], result: CommandResult) {
+        self.command = command
+        self.result = result
+    }
+    public var description: String {
+        "\(command.joined(separator: " ")) exited \(result.status): \(result.standardError)"
+    }
+}
+
+/// Runs processes to completion.
+public enum Command {
+    /// Runs `arguments` (the first is looked up on `PATH`) and waits for it.
+    @discardableResult
+    public static func run(_ arguments: [String], check: Bool = false) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Read both pipes before waiting, so a chatty process cannot fill a pipe and stall.
+        let errorData = Locked(Data())
+        let errorReader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        errorReader.start()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorData.isSet { usleep(1000) }
+        let result = CommandResult(
+            status: process.terminationStatus,
+            standardOutput: String(decoding: outputData, as: UTF8.self),
+            standardError: String(decoding: errorData.value, as: UTF8.self))
+        if check && result.status != 0 { throw CommandError(command: arguments, result: result) }
+        return result
+    }
+
+    /// Whether the tests run as root, which namespace tests need.
+    public static var isRoot: Bool { getuid() == 0 }
+}
+
+/// A value set once from another thread.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    private var wasSet = false
+    init(_ value: Value) { stored = value }
+    func set(_ value: Value) { lock.withLock { stored = value; wasSet = true } }
+    var isSet: Bool { lock.withLock { wasSet } }
+    var value: Value { lock.withLock { stored } }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// A host namespace joined by a veth pair to a gateway namespace, as the benchmark harness builds it:
+/// host `rn0` 192.0.2.2/24 and 2001:db8:0:1::2/64, gateway `rngw` .1 and ::1, default routes via the gateway.
+///
+/// Everything it makes is removed by ``remove()``, which `deinit` calls too; use it with `defer`.
+public final class TestNetwork: @unchecked Sendable {
+    public static let hostIPv4 = "192.0.2.2"
+    public static let gatewayIPv4 = "192.0.2.1"
+    public static let hostIPv6 = "2001:db8:0:1::2"
+    public static let gatewayIPv6 = "2001:db8:0:1::1"
+
+    /// The host namespace, where the code under test runs.
+    public let name: String
+    /// The gateway namespace at the other end of the veth.
+    public let gatewayName: String
+    private var processes: [Process] = []
+    private var isRemoved = false
+    private static let counter = NSLock()
+    nonisolated(unsafe) private static var next = 0
+
+    /// Builds the network.
+    ///
+    /// - Parameters:
+    ///   - ipv4: give the host an IPv4 address and default route.
+    ///   - ipv6: give the host an IPv6 address and default route; when false IPv6 is disabled in the host.
+    public init(ipv4: Bool = true, ipv6: Bool = true) throws {
+        let number = Self.counter.withLock { Self.next += 1; return Self.next }
+        name = "nrt-\(getpid())-\(number)"
+        gatewayName = "\(name)-gw"
+        do {
+            try build(ipv4: ipv4, ipv6: ipv6)
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    private func build(ipv4: Bool, ipv6: Bool) throws {
+        try Command.run(["ip", "netns", "add", name], check: true)
+        try Command.run(["ip", "netns", "add", gatewayName], check: true)
+        for namespace in [name, gatewayName] {
+            try exec(in: namespace, ["sysctl", "-qw", "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0"])
+            try ip(in: namespace, "link", "set", "lo", "up")
+        }
+        if !ipv6 {
+            try exec(in: name, ["sysctl", "-qw", "net.ipv6.conf.default.disable_ipv6=1", "net.ipv6.conf.all.disable_ipv6=1"])
+        }
+        try ip("link", "add", "rn0", "type", "veth", "peer", "name", "rngw", "netns", gatewayName)
+        try ip(in: gatewayName, "addr", "add", "\(Self.gatewayIPv4)/24", "dev", "rngw")
+        try ip(in: gatewayName, "addr", "add", "\(Self.gatewayIPv6)/64", "dev", "rngw", "nodad")
+        try ip(in: gatewayName, "link", "set", "rngw", "up")
+        if ipv4 { try ip("addr", "add", "\(Self.hostIPv4)/24", "dev", "rn0") }
+        if ipv6 { try ip("addr", "add", "\(Self.hostIPv6)/64", "dev", "rn0", "nodad") }
+        try ip("link", "set", "rn0", "up")
+        if ipv4 { try ip("route", "add", "default", "via", Self.gatewayIPv4) }
+        if ipv6 { try ip("-6", "route", "add", "default", "via", Self.gatewayIPv6) }
+        try waitForOperationalState("UP", of: "rn0")
+    }
+
+    /// Waits until the kernel reports `state` for `device` (linkwatch sets operstate up to a second after
+    /// carrier changes), so a test starts from a settled network.
+    public func waitForOperationalState(_ state: String, of device: String, timeout: TimeInterval = 5) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let output = try Command.run(["ip", "-n", name, "-br", "link", "show", device], check: true).standardOutput
+            if output.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == Substring(state) { return }
+            usleep(10_000)
+        }
+        throw CommandError(command: ["wait for \(device) \(state)"], result: CommandResult(status: 1, standardOutput: "", standardError: "timed out"))
+    }
+
+    // MARK: - Changing the network
+
+    /// Runs `ip ARGS` in the host namespace and fails the test if it fails.
+    public func ip(_ arguments: String...) throws {
+        try ip(in: name, arguments)
+    }
+
+    /// Runs `ip ARGS` in the gateway namespace.
+    public func gatewayIP(_ arguments: String...) throws {
+        try ip(in: gatewayName, arguments)
+    }
+
+    private func ip(in namespace: String, _ arguments: String...) throws {
+        try ip(in: namespace, arguments)
+    }
+
+    private func ip(in namespace: String, _ arguments: [String]) throws {
+        try Command.run(["ip", "-n", namespace] + arguments, check: true)
+    }
+
+    /// Runs a command inside the host namespace and waits for it.
+    @discardableResult
+    public func run(_ arguments: [String]) throws -> CommandResult {
+        try Command.run(["ip", "netns", "exec", name] + arguments)
+    }
+
+    private func exec(in namespace: String, _ arguments: [String]) throws {
+        try Command.run(["ip", "netns", "exec", namespace] + arguments, check: true)
+    }
+
+    // MARK: - Processes inside
+
+    /// Starts a long-running process in the host namespace; it is killed by ``remove()``.
+    public func start(_ arguments: [String], output: Pipe? = nil) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ip", "netns", "exec", name] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output ?? FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        processes.append(process)
+        return process
+    }
+
+    /// A tun device `name` with carrier: a process inside the namespace holds it open until ``remove()``.
+    public func addTun(named device: String) throws {
+        try ip("tuntap", "add", "dev", device, "mode", "tun")
+        let script = """
+            import fcntl, os, struct, sys, time
+            fd = os.open('/dev/net/tun', os.O_RDWR)
+            fcntl.ioctl(fd, 0x400454ca, struct.pack('16sH', b'\(device)', 0x0001 | 0x1000))
+            print('ready', flush=True)
+            time.sleep(600)
+            """
+        let pipe = Pipe()
+        _ = try start(["/usr/bin/python3", "-c", script], output: pipe)
+        _ = pipe.fileHandleForReading.availableData  // returns once the device is attached
+    }
+
+    // MARK: - Teardown
+
+    /// Kills the processes started inside, then deletes both namespaces (and with them the veth and tun).
+    public func remove() {
+        guard !isRemoved else { return }
+        isRemoved = true
+        // SIGKILL: children of test threads inherit a mask that blocks SIGTERM.
+        for process in processes where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        _ = try? Command.run(["ip", "netns", "del", name])
+        _ = try? Command.run(["ip", "netns", "del", gatewayName])
+    }
+}
