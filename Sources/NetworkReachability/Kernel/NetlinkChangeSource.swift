@@ -75,7 +75,6 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
 
     var statistics: MonitorStatistics { counters.withLock { $0 } }
 
-    /// The descriptors this subscription holds open, for tests that prove they are closed after a stop.
     var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] }
 
     // MARK: - Draining

@@ -97,6 +97,9 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
+    /// The descriptors the open subscription holds (none when closed).
+    package var openDescriptors: [Int32] { state.withLock { $0.loop?.source.descriptors ?? [] } }
+
     /// Whether a subscription is open now.
     package var isSubscribed: Bool { state.withLock { $0.loop != nil } }
 

@@ -35,6 +35,8 @@ package protocol RoutingChangeSource: AnyObject, Sendable {
     func close()
     /// What the subscription has counted so far.
     var statistics: MonitorStatistics { get }
+    /// The descriptors it holds open, so tests can prove a stop closes them.
+    var descriptors: [Int32] { get }
 }
 
 /// Counters kept by a subscription, for tests, logs and `reach watch --verbose`.

@@ -1,0 +1,154 @@
+import CNetlink
+import Dispatch
+import Foundation
+import NetworkReachabilityNotifications
+import Testing
+import TestSupport
+
+@testable import NetworkReachability
+
+/// The library's listening API against the real kernel, through a backend bound to a test namespace.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+struct ListeningInNamespaceTests {
+    private let queue = DispatchQueue(label: "listener")
+
+    private func internet(in network: TestNetwork) throws -> (NetworkReachability, LinuxRoutingBackend) {
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        return (try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger), backend)
+    }
+
+    @Test func listenerHearsTheInitialStatusOnceThenEachChange() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        #expect(reachability.startListening(onQueue: queue) { statuses.append($0) })
+        #expect(statuses.waitFor(1) == [.reachable(.ethernetOrWiFi)])
+        #expect(statuses.valuesAfterQuiet().count == 1)
+        try network.ip("route", "del", "default")
+        #expect(statuses.waitFor(2) == [.reachable(.ethernetOrWiFi), .notReachable])
+        #expect(statuses.valuesAfterQuiet().count == 2)
+        reachability.stopListening()
+        #expect(!backend.monitor.isSubscribed)
+    }
+
+    @Test func startingOfflineStillDeliversTheInitialStatus() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("route", "del", "default")
+        let (reachability, _) = try internet(in: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        reachability.startListening(onQueue: queue) { statuses.append($0) }
+        #expect(statuses.waitFor(1) == [.notReachable])
+        reachability.stopListening()
+    }
+
+    @Test func stoppingInsideTheCallbackEndsDeliveryAndTheSubscription() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let calls = Recorder<NetworkReachabilityStatus>()
+        reachability.startListening(onQueue: queue) { [reachability] status in
+            calls.append(status)
+            reachability.stopListening()
+        }
+        #expect(calls.waitFor(1).count == 1)
+        #expect(eventually { !backend.monitor.isSubscribed })
+        try network.ip("route", "del", "default")
+        #expect(calls.valuesAfterQuiet().count == 1)
+    }
+
+    @Test func noNetlinkDescriptorSurvivesAStop() throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let calls = Recorder<NetworkReachabilityStatus>()
+        reachability.startListening(onQueue: queue) { calls.append($0) }
+        calls.waitFor(1)
+        // Identify the subscription's socket by inode: descriptor numbers are reused by parallel tests.
+        let socketNames = backend.monitor.openDescriptors.compactMap { descriptor -> String? in
+            let name = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
+            return name?.hasPrefix("socket:") == true ? name : nil
+        }
+        #expect(!socketNames.isEmpty)
+        reachability.stopListening()
+        let open = Set(
+            (try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")).compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
+            })
+        #expect(open.isDisjoint(with: socketNames))
+        #expect(backend.monitor.openDescriptors.isEmpty)
+    }
+
+    @Test func sequenceEndsWhenItsTaskIsCancelledAndTheSubscriptionCloses() async throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let snapshots = Recorder<ReachabilitySnapshot>()
+        let task = Task { for await snapshot in reachability.updates { snapshots.append(snapshot) } }
+        #expect(snapshots.waitFor(1).first?.path.gateway?.description == TestNetwork.gatewayIPv4)
+        task.cancel()
+        await task.value
+        #expect(eventually { !backend.monitor.isSubscribed })
+    }
+
+    @Test func releasingTheObjectStopsItsListening() throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        var (reachability, backend): (NetworkReachability?, LinuxRoutingBackend) = try internet(in: network)
+        let calls = Recorder<NetworkReachabilityStatus>()
+        reachability?.startListening(onQueue: queue) { calls.append($0) }
+        calls.waitFor(1)
+        reachability = nil
+        #expect(eventually { !backend.monitor.isSubscribed })
+    }
+
+    @Test func notificationCarriesTheObjectAndTheSnapshot() throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (reachability, _) = try internet(in: network)
+        let center = NotificationCenter()
+        let received = Recorder<String>()
+        let observer = center.addObserver(forName: .networkReachabilityChanged, object: reachability, queue: nil) { note in
+            let snapshot = note.userInfo?[NetworkReachability.snapshotUserInfoKey] as? ReachabilitySnapshot
+            received.append(snapshot?.flags.flagsString ?? "missing")
+        }
+        defer { center.removeObserver(observer) }
+        #expect(reachability.startPostingNotifications(to: center, onQueue: queue))
+        #expect(received.waitFor(1) == ["-R -------"])
+        reachability.stopPostingNotifications()
+    }
+
+    @Test func forgedMessagesFromUserSpaceAreDroppedAndCounted() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        reachability.startListening(onQueue: queue) { statuses.append($0) }
+        statuses.waitFor(1)
+        // Given the subscription's port id
+        let subscription = try #require(backend.monitor.openDescriptors.first)
+        var address = sockaddr_nl()
+        var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(subscription, $0, &length) }
+        }
+        // When a user-space socket in the same namespace unicasts a forged "link down" to it
+        let forger = try NetworkNamespace(named: network.name).perform { socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) }
+        defer { close(forger) }
+        var forged = NetlinkRequest(type: UInt16(RTM_DELROUTE), sequence: 1, familyHeader: [UInt8(AF_INET), 0, 0, 0, 254, 4, 0, 1, 0, 0, 0, 0]).encoded
+        var destination = sockaddr_nl()
+        destination.nl_family = sa_family_t(AF_NETLINK)
+        destination.nl_pid = address.nl_pid
+        let sent = withUnsafePointer(to: &destination) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                sendto(forger, &forged, forged.count, 0, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+            }
+        }
+        #expect(sent == forged.count)
+        // Then it is counted as foreign and the status stays
+        #expect(eventually { backend.monitor.statistics.foreignMessages >= 1 })
+        #expect(statuses.valuesAfterQuiet() == [.reachable(.ethernetOrWiFi)])
+        reachability.stopListening()
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Records values delivered on other threads, for tests that wait for them.
+public final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Value] = []
+
+    public init() {}
+
+    public func append(_ value: Value) { lock.withLock { stored.append(value) } }
+
+    public var values: [Value] { lock.withLock { stored } }
+
+    /// Waits until at least `count` values arrived or `timeout` passed; returns the values so far.
+    @discardableResult
+    public func waitFor(_ count: Int, timeout: TimeInterval = 10) -> [Value] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while values.count < count && Date() < deadline { usleep(5_000) }
+        return values
+    }
+
+    /// Waits `interval`, then returns the values, to check that nothing more arrives.
+    public func valuesAfterQuiet(_ interval: TimeInterval = 0.7) -> [Value] {
+        usleep(useconds_t(interval * 1_000_000))
+        return values
+    }
+}
+
+/// Waits until `condition` holds or `timeout` passes; returns whether it held.
+public func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(5_000)
+    }
+    return condition()
+}
