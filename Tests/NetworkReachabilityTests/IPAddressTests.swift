@@ -1,0 +1,48 @@
+import Testing
+
+@testable import NetworkReachability
+
+struct IPAddressTests {
+    /// Input, then how inet_ntop prints it.
+    @Test(arguments: [
+        ("192.0.2.1", "192.0.2.1"), ("0.0.0.0", "0.0.0.0"), ("255.255.255.255", "255.255.255.255"),
+        ("::", "::"), ("::1", "::1"), ("1::", "1::"), ("2001:DB8::1", "2001:db8::1"),
+        ("2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"), ("2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"),
+        ("2001:0db8:0000:0000:0000:0000:0002:0001", "2001:db8::2:1"), ("1:0:0:2:0:0:0:3", "1:0:0:2::3"),
+        ("::ffff:192.0.2.1", "::ffff:192.0.2.1"), ("::ffff:c000:201", "::ffff:192.0.2.1"),
+        ("::192.0.2.1", "::192.0.2.1"), ("64:ff9b::192.0.2.33", "64:ff9b::c000:221"),
+        ("fe80::1%eth0", "fe80::1%eth0"), ("fe80::1%2", "fe80::1%2"), ("1:2:3:4:5:6:7::", "1:2:3:4:5:6:7:0"),
+        ("::2:3:4:5:6:7:8", "0:2:3:4:5:6:7:8"),
+    ])
+    func parsesAndFormatsLikeGlibc(input: String, formatted: String) throws {
+        #expect(try IPAddress(input).description == formatted)
+    }
+
+    @Test(arguments: [
+        "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.-4", "1..2.3", " 1.2.3.4", "1.2.3.4 ",
+        "::1::", "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7:8::", "12345::", "g::1", ":1", "1:", ":::", "1.2.3.4::",
+        "fe80::1%", "fe80::1%a%b", "fe80::1%abcdefghijklmnop", "192.0.2.1%eth0", "::1.2.3", "a\u{0}b",
+        "1.2.3.4\u{0}", "ünïcode", "\u{FFFD}", String(repeating: "1", count: 10_000), "internet", "2001:db8::/64",
+    ])
+    func rejectsWhatIsNoAddressWithATypedError(input: String) {
+        #expect(throws: ReachabilityError.self) { try IPAddress(input) }
+    }
+
+    @Test func familiesBytesAndLinkLocal() throws {
+        #expect(try IPAddress("192.0.2.1").bytes == [192, 0, 2, 1])
+        #expect(try IPAddress("169.254.3.4").isLinkLocal)
+        #expect(try IPAddress("fe80::1").isLinkLocal)
+        #expect(try IPAddress("febf::1").isLinkLocal)
+        #expect(try !IPAddress("fec0::1").isLinkLocal)
+        #expect(try IPAddress("fe80::1%eth0").withoutZone.description == "fe80::1")
+        #expect(IPAddress(bytes: [1, 2, 3]) == nil)
+        #expect(IPAddress(bytes: [1, 2, 3, 4], zone: "eth0")?.zone == nil)
+    }
+
+    @Test func targetsParseTheCommandWords() throws {
+        #expect(try ReachabilityTarget(parsing: "internet") == .internet)
+        #expect(try ReachabilityTarget(parsing: "link-local") == .linkLocal)
+        #expect(try ReachabilityTarget(parsing: "0.0.0.0") == .address(IPAddress("0.0.0.0")))
+        #expect(throws: ReachabilityError.self) { try ReachabilityTarget(parsing: "example.com") }
+    }
+}
