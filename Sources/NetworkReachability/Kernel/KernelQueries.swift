@@ -16,6 +16,7 @@ final class KernelQueries: Sendable {
     private struct State {
         var socket: NetlinkSocket?
         var sequence: UInt32 = 0
+        var exchanges = 0
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     }
 
@@ -34,37 +35,56 @@ final class KernelQueries: Sendable {
     func lookupRoute(
         to destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
     ) throws(ReachabilityError) -> RouteAnswer {
+        try lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex, alsoLink: nil).route
+    }
+
+    /// Asks for the route and, in the same `sendmsg`, for the link `likelyLink` (the interface the route
+    /// left through last time): when the guess holds, route and link cost one round trip.
+    func lookupRoute(
+        to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?, alsoLink likelyLink: Int?
+    ) throws(ReachabilityError) -> (route: RouteAnswer, link: LinkMessage?) {
         let family = destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6)
         let fullLength = UInt8(destination.bytes.count * 8)
-        let reply = try exchange(dump: false) { sequence in
-            var header: [UInt8] = [family, fullLength, source == nil ? 0 : fullLength, 0, 0, 0, 0, 0]
-            header.appendNative(UInt32(0))  // rtm_flags
-            var request = NetlinkRequest(type: UInt16(RTM_GETROUTE), sequence: sequence, familyHeader: header)
-            request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
-            if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
-            if let interfaceIndex { request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
-            return request.encoded
-        }
-        switch reply {
-        case .failed(let code): return .noRoute(errno: code)
+        var requests: [Request] = [
+            Request { sequence in
+                var header: [UInt8] = [family, fullLength, source == nil ? 0 : fullLength, 0, 0, 0, 0, 0]
+                header.appendNative(UInt32(0))  // rtm_flags
+                var request = NetlinkRequest(type: UInt16(RTM_GETROUTE), sequence: sequence, familyHeader: header)
+                request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
+                if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
+                if let interfaceIndex {
+                    request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex))
+                }
+                return request.encoded
+            }
+        ]
+        if let likelyLink { requests.append(Self.linkRequest(index: likelyLink)) }
+        let replies = try exchange(requests)
+        let route: RouteAnswer
+        switch replies[0] {
+        case .failed(let code): route = .noRoute(errno: code)
         case .messages(let messages):
-            guard let route = messages.lazy.compactMap(RouteMessage.init).first else {
+            guard let message = messages.lazy.compactMap(RouteMessage.init).first else {
                 throw .malformedKernelReply("route lookup answer")
             }
-            return .route(route)
+            route = .route(message)
         }
+        return (route, replies.count > 1 ? try Self.link(from: replies[1]) : nil)
     }
 
     /// The link with `index`, or `nil` when there is none.
     func link(index: Int) throws(ReachabilityError) -> LinkMessage? {
-        try singleLink { request in _ = request } header: { Self.linkHeader(index: Int32(truncatingIfNeeded: index)) }
+        try Self.link(from: exchange([Self.linkRequest(index: index)])[0])
     }
 
     /// The index of the link called `name`, or `nil` when there is none.
     func linkIndex(named name: String) throws(ReachabilityError) -> Int? {
-        try singleLink { request in
+        let request = Request { sequence in
+            var request = NetlinkRequest(type: UInt16(RTM_GETLINK), sequence: sequence, familyHeader: Self.linkHeader(index: 0))
             request.appendAttribute(UInt16(IFLA_IFNAME), Array(name.utf8) + [0])
-        } header: { Self.linkHeader(index: 0) }?.index
+            return request.encoded
+        }
+        return try Self.link(from: exchange([request])[0])?.index
     }
 
     /// Every link (`RTM_GETLINK` dump).
@@ -76,6 +96,9 @@ final class KernelQueries: Sendable {
     func addresses() throws(ReachabilityError) -> [AddressMessage] {
         try dump(type: UInt16(RTM_GETADDR), header: [UInt8](repeating: 0, count: 8)).compactMap(AddressMessage.init)
     }
+
+    /// How many `sendmsg` round trips this client has made: each batch of requests counts once.
+    var exchangeCount: Int { state.withLock { $0.exchanges } }
 
     /// Closes the socket; the next query opens a new one.
     func close() {
@@ -100,14 +123,17 @@ final class KernelQueries: Sendable {
         return header
     }
 
-    private func singleLink(
-        _ addAttributes: (inout NetlinkRequest) -> Void, header: () -> [UInt8]
-    ) throws(ReachabilityError) -> LinkMessage? {
-        let reply = try exchange(dump: false) { sequence in
-            var request = NetlinkRequest(type: UInt16(RTM_GETLINK), sequence: sequence, familyHeader: header())
-            addAttributes(&request)
+    private static func linkRequest(index: Int) -> Request {
+        Request { sequence in
+            var request = NetlinkRequest(
+                type: UInt16(RTM_GETLINK), sequence: sequence, familyHeader: linkHeader(index: Int32(truncatingIfNeeded: index)))
+            // Counters are most of a link reply and never read here.
+            request.appendAttribute(UInt16(IFLA_EXT_MASK), uint32: UInt32(RTEXT_FILTER_SKIP_STATS))
             return request.encoded
         }
+    }
+
+    private static func link(from reply: Reply) throws(ReachabilityError) -> LinkMessage? {
         switch reply {
         case .failed(let code) where code == ENODEV: return nil
         case .failed(let code): throw .systemCallFailed(call: "RTM_GETLINK", errno: code)
@@ -118,10 +144,10 @@ final class KernelQueries: Sendable {
     private func dump(type: UInt16, header: [UInt8]) throws(ReachabilityError) -> [NetlinkMessage] {
         // A dump that raced a change is marked NLM_F_DUMP_INTR; ask again, a few times at most.
         for _ in 0..<4 {
-            let reply = try exchange(dump: true) { sequence in
+            let request = Request(isDump: true) { sequence in
                 NetlinkRequest(type: type, flags: UInt16(NLM_F_DUMP), sequence: sequence, familyHeader: header).encoded
             }
-            switch reply {
+            switch try exchange([request])[0] {
             case .failed(let code): throw .systemCallFailed(call: "netlink dump \(type)", errno: code)
             case .messages(let messages):
                 if !messages.contains(where: { $0.flags & UInt16(NLM_F_DUMP_INTR) != 0 }) { return messages }
@@ -130,29 +156,48 @@ final class KernelQueries: Sendable {
         throw .malformedKernelReply("dump kept being interrupted by changes")
     }
 
-    /// Sends one request and collects the kernel's answer to it; replies to older requests are skipped.
-    private func exchange(dump: Bool, _ build: (UInt32) -> [UInt8]) throws(ReachabilityError) -> Reply {
-        try state.withLock { (state: inout State) throws(ReachabilityError) -> Reply in
+    /// One request of a batch: how to encode it for a sequence number, and whether it is a dump.
+    private struct Request {
+        var isDump = false
+        var encode: (UInt32) -> [UInt8]
+    }
+
+    /// Sends the requests in one `sendmsg` (the kernel handles each in turn and answers each) and collects
+    /// every answer, matched by sequence number; replies to older exchanges are skipped.
+    private func exchange(_ requests: [Request]) throws(ReachabilityError) -> [Reply] {
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> [Reply] in
             if state.socket == nil { state.socket = try NetlinkSocket(namespace: namespace) }
             guard let socket = state.socket else { throw .malformedKernelReply("no socket") }
-            state.sequence &+= 1
-            let sequence = state.sequence
-            try socket.send(build(sequence))
-            var collected: [NetlinkMessage] = []
-            while true {
+            let first = state.sequence &+ 1
+            state.sequence &+= UInt32(requests.count)
+            var batch: [UInt8] = []
+            for (offset, request) in requests.enumerated() {
+                batch += request.encode(first &+ UInt32(offset))
+            }
+            try socket.send(batch)
+            state.exchanges += 1
+            var collected = [[NetlinkMessage]](repeating: [], count: requests.count)
+            var replies = [Reply?](repeating: nil, count: requests.count)
+            var open = requests.count
+            while open > 0 {
                 guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else { continue }
                 guard datagram.senderPortID == 0 else { continue }
                 guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
-                let (messages, _) = NetlinkMessage.split(state.buffer[0..<datagram.count])
-                for message in messages where message.sequence == sequence {
+                for message in NetlinkMessage.split(state.buffer[0..<datagram.count]).messages {
+                    let position = Int(message.sequence &- first)
+                    guard position >= 0, position < requests.count, replies[position] == nil else { continue }
                     if let code = message.errorCode {
-                        return code == 0 ? .messages(collected) : .failed(-code)
+                        replies[position] = code == 0 ? .messages(collected[position]) : .failed(-code)
+                    } else if message.isDone {
+                        replies[position] = .messages(collected[position])
+                    } else {
+                        collected[position].append(message)
+                        if !requests[position].isDump { replies[position] = .messages(collected[position]) }
                     }
-                    if message.isDone { return .messages(collected) }
-                    collected.append(message)
-                    if !dump { return .messages(collected) }
+                    if replies[position] != nil { open -= 1 }
                 }
             }
+            return replies.map { $0 ?? .messages([]) }
         }
     }
 }

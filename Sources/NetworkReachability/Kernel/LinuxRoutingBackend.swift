@@ -5,6 +5,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
+    private let hints = OutputInterfaceHints()
     package let monitor: ReachabilityMonitor
 
     /// Makes a backend whose sockets open in `namespace` (the caller's when `nil`).
@@ -21,11 +22,15 @@ package final class LinuxRoutingBackend: RoutingBackend {
         }
     }
 
+    /// Kernel round trips made by synchronous reads and validation so far.
+    package var synchronousExchangeCount: Int { queries.exchangeCount }
+
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         try TargetEvaluator(queries: queries, links: queries, classifier: classifier).validate(target)
     }
 
+    /// One `sendmsg` per route lookup: the route and its likely output link are asked together.
     package func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
-        try TargetEvaluator(queries: queries, links: queries, classifier: classifier).evaluate(target)
+        try TargetEvaluator(queries: queries, links: queries, classifier: classifier, hints: hints).evaluate(target)
     }
 }

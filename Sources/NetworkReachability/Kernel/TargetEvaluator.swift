@@ -9,6 +9,8 @@ struct TargetEvaluator {
     let queries: KernelQueries
     let links: any LinkSource
     let classifier: InterfaceClassifier
+    /// Set on the synchronous path, where links are asked of the kernel: prefetch the likely link.
+    var hints: OutputInterfaceHints? = nil
 
     // MARK: - Targets
 
@@ -21,14 +23,13 @@ struct TargetEvaluator {
             return try evaluateLinkLocal()
         case .address(let address):
             guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
-            let answer = try queries.lookupRoute(to: address, interfaceIndex: zoneIndex)
-            return try snapshot(target, family: address.family, answer: answer)
+            return try snapshot(target, family: address.family, lookup(address, interfaceIndex: zoneIndex))
         case .addressPair(let local, let remote):
             guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
                 return Self.unreachable(target)
             }
-            let answer = try queries.lookupRoute(to: remote, from: local.withoutZone, interfaceIndex: localZone ?? remoteZone)
-            return try snapshot(target, family: remote.family, answer: answer)
+            let answer = try lookup(remote, from: local.withoutZone, interfaceIndex: localZone ?? remoteZone)
+            return try snapshot(target, family: remote.family, answer)
         }
     }
 
@@ -51,8 +52,8 @@ struct TargetEvaluator {
     // MARK: - Evaluation
 
     private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
-        let ipv4 = try snapshot(.internet, family: .ipv4, answer: queries.lookupRoute(to: Self.internetProbeIPv4))
-        let ipv6 = try snapshot(.internet, family: .ipv6, answer: queries.lookupRoute(to: Self.internetProbeIPv6))
+        let ipv4 = try snapshot(.internet, family: .ipv4, lookup(Self.internetProbeIPv4))
+        let ipv6 = try snapshot(.internet, family: .ipv6, lookup(Self.internetProbeIPv6))
         // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
         var chosen = Self.rank(ipv6.flags) > Self.rank(ipv4.flags) ? ipv6 : ipv4
         chosen.path.supportsIPv4 = ipv4.status.isReachable
@@ -82,13 +83,26 @@ struct TargetEvaluator {
         return ReachabilitySnapshot(target: .linkLocal, flags: flags, path: path)
     }
 
+    /// One route lookup; with hints, the likely output link rides in the same send.
+    private func lookup(
+        _ destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
+    ) throws(ReachabilityError) -> (route: KernelQueries.RouteAnswer, link: LinkMessage?) {
+        guard let hints else { return (try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex), nil) }
+        let answer = try queries.lookupRoute(
+            to: destination, from: source, interfaceIndex: interfaceIndex, alsoLink: hints.hint(for: destination))
+        if case .route(let route) = answer.route { hints.remember(route.outputInterface, for: destination) }
+        return answer
+    }
+
     private func snapshot(
-        _ target: ReachabilityTarget, family: IPAddress.Family, answer: KernelQueries.RouteAnswer
+        _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: (route: KernelQueries.RouteAnswer, link: LinkMessage?)
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        guard case .route(let route) = answer, route.type == .unicast || route.type == .local else {
+        guard case .route(let route) = answer.route, route.type == .unicast || route.type == .local else {
             return Self.unreachable(target)
         }
-        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
+        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in
+            answer.link?.index == index ? answer.link : try links.link(index: index)
+        }
         let interface = link.map(classifier.interface(for:))
         let flags = Self.flags(route: route, link: link, interfaceType: interface?.type)
         let isReachable = NetworkReachabilityStatus(flags).isReachable
