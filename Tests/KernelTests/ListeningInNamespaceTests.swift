@@ -85,11 +85,12 @@ struct ListeningInNamespaceTests {
         defer { network.remove() }
         let (reachability, backend) = try internet(in: network)
         let snapshots = Recorder<ReachabilitySnapshot>()
-        let task = Task { for await snapshot in reachability.updates { snapshots.append(snapshot) } }
-        #expect(snapshots.waitFor(1).first?.path.gateway?.description == TestNetwork.gatewayIPv4)
+        let updates = reachability.updates
+        let task = Task { for await snapshot in updates { snapshots.append(snapshot) } }
+        #expect(await snapshots.waitForAsync(1).first?.path.gateway?.description == TestNetwork.gatewayIPv4)
         task.cancel()
         await task.value
-        #expect(eventually { !backend.monitor.isSubscribed })
+        #expect(await eventuallyAsync { !backend.monitor.isSubscribed })
     }
 
     @Test func releasingTheObjectStopsItsListening() throws {

@@ -19,11 +19,30 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
         return values
     }
 
+    /// Like ``waitFor(_:timeout:)``, but suspends instead of blocking: async tests must not hold a
+    /// cooperative-pool thread (two on this machine) that the task they wait for needs.
+    @discardableResult
+    public func waitForAsync(_ count: Int, timeout: TimeInterval = 10) async -> [Value] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while values.count < count && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+        return values
+    }
+
     /// Waits `interval`, then returns the values, to check that nothing more arrives.
     public func valuesAfterQuiet(_ interval: TimeInterval = 0.7) -> [Value] {
         usleep(useconds_t(interval * 1_000_000))
         return values
     }
+}
+
+/// Suspends until `condition` holds or `timeout` passes; returns whether it held.
+public func eventuallyAsync(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(nanoseconds: 5_000_000)
+    }
+    return condition()
 }
 
 /// Waits until `condition` holds or `timeout` passes; returns whether it held.

@@ -16,6 +16,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
+    /// Set by `close()`; `wake()` checks it under the lock so it never writes to a closed, maybe reused, descriptor.
+    private let isClosed = Locked(false)
 
     init(namespace: NetworkNamespace?, classifier: InterfaceClassifier, receiveBufferSize: Int?) throws(ReachabilityError) {
         // Subscribe before the first dump, so no change between the two is missed.
@@ -59,8 +61,11 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     }
 
     func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, 8)
+        isClosed.withLock { closed in
+            guard !closed else { return }
+            var one: UInt64 = 1
+            _ = write(wakeDescriptor, &one, 8)
+        }
     }
 
     func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
@@ -68,8 +73,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     }
 
     func close() {
-        subscription.close()
-        SystemCall.close(wakeDescriptor)
+        isClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            subscription.close()
+            SystemCall.close(wakeDescriptor)
+        }
         queries.close()
     }
 

@@ -17,10 +17,12 @@ package final class ReachabilityMonitor: Sendable {
     }
 
     private final class Loop: Sendable {
-        let source: any RoutingChangeSource
+        /// Replaced only by the loop's own thread, when a failed subscription is reopened.
+        let current: Locked<any RoutingChangeSource>
         let stopRequested = Locked(false)
         let thread = Locked<MonitorThread?>(nil)
-        init(source: any RoutingChangeSource) { self.source = source }
+        init(source: any RoutingChangeSource) { current = Locked(source) }
+        var source: any RoutingChangeSource { current.withLock { $0 } }
     }
 
     private struct State {
@@ -50,14 +52,17 @@ package final class ReachabilityMonitor: Sendable {
         let (id, loop, isNew) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
             state.nextID += 1
-            var isNew = false
-            if state.loop == nil {
-                state.loop = Loop(source: try openSource())
-                isNew = true
+            let existing = state.loop
+            let loop: Loop
+            if let existing {
+                loop = existing
+            } else {
+                loop = Loop(source: try openSource())
             }
+            state.loop = loop
             state.registrations[id] = Registration(target: target, sink: sink)
             state.awaitingFirstEvaluation.insert(id)
-            return (id, state.loop!, isNew)
+            return (id, loop, existing == nil)
         }
         if isNew {
             do {
@@ -107,15 +112,29 @@ package final class ReachabilityMonitor: Sendable {
 
     private func run(_ loop: Loop) {
         var change = RoutingChange.woken
+        var reopened = false
         while !loop.stopRequested.withLock({ $0 }) {
             if case .failed(let error) = change {
+                // Reopen once and re-evaluate everything: a lost subscription must not leave stale answers.
                 logger.error("kernel subscription failed: \(error)")
-                break
+                guard !reopened, let fresh = try? openSource() else { break }
+                reopened = true
+                let failed = loop.current.withLock { current in
+                    defer { current = fresh }
+                    return current
+                }
+                failed.close()
+                change = .resynchronized
+                continue
             }
             evaluate(everything: change != .woken, source: loop.source)
             change = loop.source.waitForChanges()
         }
         loop.source.close()
+        // After an unrecoverable failure, let the next registration open a new subscription.
+        state.withLock { state in
+            if state.loop === loop { state.loop = nil }
+        }
     }
 
     /// Evaluates every registration (after a change) or only new ones (after a wake-up), each distinct
