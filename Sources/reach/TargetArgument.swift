@@ -14,7 +14,7 @@ struct TargetArgument: Sendable {
             return
         }
         guard case .address(let remote) = parsed else {
-            throw .invalidAddress(text, reason: "--from needs an address target, not '\(text)'")
+            throw .invalidAddress(text, reason: "--from needs an address target")
         }
         target = .addressPair(local: try IPAddress(local), remote: remote)
     }

@@ -135,9 +135,13 @@ struct ListeningInNamespaceTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(subscription, $0, &length) }
         }
         // When a user-space socket in the same namespace unicasts a forged "link down" to it
-        let forger = try NetworkNamespace(named: network.name).perform { socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE) }
+        let forger = try NetworkNamespace(named: network.name).perform {
+            socket(AF_NETLINK, Int32(SOCK_RAW.rawValue), NETLINK_ROUTE)
+        }
         defer { close(forger) }
-        var forged = NetlinkRequest(type: UInt16(RTM_DELROUTE), sequence: 1, familyHeader: [UInt8(AF_INET), 0, 0, 0, 254, 4, 0, 1, 0, 0, 0, 0]).encoded
+        var forged = NetlinkRequest(
+            type: UInt16(RTM_DELROUTE), sequence: 1, familyHeader: [UInt8(AF_INET), 0, 0, 0, 254, 4, 0, 1, 0, 0, 0, 0]
+        ).encoded
         var destination = sockaddr_nl()
         destination.nl_family = sa_family_t(AF_NETLINK)
         destination.nl_pid = address.nl_pid

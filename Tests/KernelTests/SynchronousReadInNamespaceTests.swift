@@ -59,12 +59,14 @@ struct SynchronousReadInNamespaceTests {
         defer { network.remove() }
         let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
         let make = { (text: String) throws in
-            _ = try NetworkReachability(target: .address(IPAddress(text)), backend: backend, logger: NetworkReachability.silentLogger)
+            _ = try NetworkReachability(
+                target: .address(IPAddress(text)), backend: backend, logger: NetworkReachability.silentLogger)
         }
         #expect(throws: Never.self) { try make("fe80::1%rn0") }
         #expect(throws: ReachabilityError.unknownZone("nope0")) { try make("fe80::1%nope0") }
         #expect(throws: ReachabilityError.unknownZone("999")) { try make("fe80::1%999") }
-        let zoned = try NetworkReachability(target: .address(IPAddress("fe80::1%rn0")), backend: backend, logger: NetworkReachability.silentLogger)
+        let zoned = try NetworkReachability(
+            target: .address(IPAddress("fe80::1%rn0")), backend: backend, logger: NetworkReachability.silentLogger)
         #expect(try zoned.currentSnapshot().path.interface?.name == "rn0")
     }
 }

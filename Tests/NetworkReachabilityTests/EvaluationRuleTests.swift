@@ -19,7 +19,8 @@ struct EvaluationRuleTests {
     }
 
     @Test func unicastBehindAGatewayIsReachableOnly() throws {
-        let flags = TargetEvaluator.flags(route: try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1]), link: link(), interfaceType: .wiredEthernet)
+        let flags = TargetEvaluator.flags(
+            route: try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1]), link: link(), interfaceType: .wiredEthernet)
         #expect(flags == .reachable)
     }
 
@@ -36,13 +37,18 @@ struct EvaluationRuleTests {
     @Test func linkWithoutCarrierRequiresAConnectionAndDormantAlsoIntervention() throws {
         let unicast = try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1])
         let noCarrier = link(flags: cnl_iff_up(), state: 2 /* IF_OPER_DOWN */)
-        #expect(TargetEvaluator.flags(route: unicast, link: noCarrier, interfaceType: .wiredEthernet) == [.reachable, .connectionRequired])
+        #expect(
+            TargetEvaluator.flags(route: unicast, link: noCarrier, interfaceType: .wiredEthernet) == [
+                .reachable, .connectionRequired,
+            ])
         let dormant = link(state: cnl_if_oper_dormant())
         #expect(
             TargetEvaluator.flags(route: unicast, link: dormant, interfaceType: .wifi)
                 == [.reachable, .connectionRequired, .interventionRequired])
         let lowerLayerDown = link(state: 7 /* IF_OPER_LOWERLAYERDOWN */)
-        #expect(TargetEvaluator.flags(route: unicast, link: lowerLayerDown, interfaceType: .wiredEthernet).contains(.connectionRequired))
+        #expect(
+            TargetEvaluator.flags(route: unicast, link: lowerLayerDown, interfaceType: .wiredEthernet).contains(
+                .connectionRequired))
         let unknownState = link(state: cnl_if_oper_unknown())
         #expect(TargetEvaluator.flags(route: unicast, link: unknownState, interfaceType: .wiredEthernet) == .reachable)
     }
@@ -50,8 +56,14 @@ struct EvaluationRuleTests {
     @Test func pointToPointIsTransientAndCellularIsWWAN() throws {
         let unicast = try route(type: UInt8(RTN_UNICAST))
         let tunnel = link(flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_pointopoint(), state: cnl_if_oper_unknown())
-        #expect(TargetEvaluator.flags(route: unicast, link: tunnel, interfaceType: .other) == [.reachable, .isDirect, .transientConnection])
-        #expect(TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular) == [.reachable, .isDirect, .isWWAN])
-        #expect(NetworkReachabilityStatus(TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular)) == .reachable(.wwan))
+        #expect(
+            TargetEvaluator.flags(route: unicast, link: tunnel, interfaceType: .other) == [
+                .reachable, .isDirect, .transientConnection,
+            ])
+        #expect(
+            TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular) == [.reachable, .isDirect, .isWWAN])
+        #expect(
+            NetworkReachabilityStatus(TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular))
+                == .reachable(.wwan))
     }
 }

@@ -30,16 +30,17 @@ struct FlagsAndStatusTests {
         }
     }
 
-    @Test(arguments: [
-        (ReachabilityFlags.reachable, "-R -------"),
-        ([.reachable, .isDirect], "-R ------d"),
-        ([.reachable, .isLocalAddress, .isDirect], "-R -----ld"),
-        ([], "-- -------"),
-        ([.reachable, .connectionRequired], "-R -c-----"),
-        ([.isWWAN, .reachable, .transientConnection], "WR t------"),
-        ([.connectionOnTraffic, .interventionRequired, .connectionOnDemand], "-- --CiD--"),
-        (ReachabilityFlags(rawValue: 0x7_003F), "WR tcCiDld"),
-    ] as [(ReachabilityFlags, String)])
+    @Test(
+        arguments: [
+            (ReachabilityFlags.reachable, "-R -------"),
+            ([.reachable, .isDirect], "-R ------d"),
+            ([.reachable, .isLocalAddress, .isDirect], "-R -----ld"),
+            ([], "-- -------"),
+            ([.reachable, .connectionRequired], "-R -c-----"),
+            ([.isWWAN, .reachable, .transientConnection], "WR t------"),
+            ([.connectionOnTraffic, .interventionRequired, .connectionOnDemand], "-- --CiD--"),
+            (ReachabilityFlags(rawValue: 0x7_003F), "WR tcCiDld"),
+        ] as [(ReachabilityFlags, String)])
     func flagsStringUsesApplesLayout(flags: ReachabilityFlags, text: String) {
         #expect(flags.flagsString == text)
         #expect(flags.flagsString.count == 10)

@@ -18,7 +18,9 @@ struct InterfaceClassifierTests {
         return root
     }
 
-    private func interface(_ root: String, _ name: String, uevent: String? = nil, directories: [String] = [], driver: String? = nil) throws {
+    private func interface(
+        _ root: String, _ name: String, uevent: String? = nil, directories: [String] = [], driver: String? = nil
+    ) throws {
         let directory = "\(root)/class/net/\(name)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try (uevent ?? "INTERFACE=\(name)\nIFINDEX=3\n").write(toFile: "\(directory)/uevent", atomically: true, encoding: .utf8)

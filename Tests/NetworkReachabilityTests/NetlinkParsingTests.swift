@@ -21,9 +21,13 @@ struct NetlinkParsingTests {
         #expect(route.gateway == nil)
         #expect(route.table == UInt32(RT_TABLE_MAIN.rawValue))  // lookup replies name main even for local routes
         let loopback = LinkMessage(
-            index: 1, name: "lo", hardwareType: UInt16(ARPHRD_LOOPBACK), flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_loopback(),
+            index: 1, name: "lo", hardwareType: UInt16(ARPHRD_LOOPBACK),
+            flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_loopback(),
             operationalState: cnl_if_oper_unknown(), kind: nil)
-        #expect(TargetEvaluator.flags(route: route, link: loopback, interfaceType: .loopback) == [.reachable, .isLocalAddress, .isDirect])
+        #expect(
+            TargetEvaluator.flags(route: route, link: loopback, interfaceType: .loopback) == [
+                .reachable, .isLocalAddress, .isDirect,
+            ])
     }
 
     @Test func errorReplyCarriesTheNegativeErrno() throws {

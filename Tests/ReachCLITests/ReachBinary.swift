@@ -4,7 +4,8 @@ import TestSupport
 /// The `reach` binary built beside the test bundle.
 enum ReachBinary {
     static let path: String = {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("reach").path
     }()
 

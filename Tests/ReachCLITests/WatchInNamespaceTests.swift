@@ -61,7 +61,8 @@ struct WatchInNamespaceTests {
         let network = try TestNetwork()
         defer { network.remove() }
         let output = LineCollector()
-        let watcher = try network.start([ReachBinary.path, "watch", "internet", TestNetwork.gatewayIPv4, "--json"], output: output.pipe)
+        let watcher = try network.start(
+            [ReachBinary.path, "watch", "internet", TestNetwork.gatewayIPv4, "--json"], output: output.pipe)
         #expect(output.waitForLines(2).count == 2)
         // The kernel announces the link before it flushes routes: one or two lines per target, final state right
         try network.ip("link", "set", "rn0", "down")

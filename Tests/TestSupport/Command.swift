@@ -67,7 +67,11 @@ final class Locked<Value>: @unchecked Sendable {
     private var stored: Value
     private var wasSet = false
     init(_ value: Value) { stored = value }
-    func set(_ value: Value) { lock.withLock { stored = value; wasSet = true } }
+    func set(_ value: Value) {
+        lock.withLock {
+            stored = value; wasSet = true
+        }
+    }
     var isSet: Bool { lock.withLock { wasSet } }
     var value: Value { lock.withLock { stored } }
 }

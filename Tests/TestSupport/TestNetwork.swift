@@ -25,7 +25,9 @@ public final class TestNetwork: @unchecked Sendable {
     ///   - ipv4: give the host an IPv4 address and default route.
     ///   - ipv6: give the host an IPv6 address and default route; when false IPv6 is disabled in the host.
     public init(ipv4: Bool = true, ipv6: Bool = true) throws {
-        let number = Self.counter.withLock { Self.next += 1; return Self.next }
+        let number = Self.counter.withLock {
+            Self.next += 1; return Self.next
+        }
         name = "nrt-\(getpid())-\(number)"
         gatewayName = "\(name)-gw"
         do {
@@ -69,7 +71,9 @@ public final class TestNetwork: @unchecked Sendable {
             if output.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == Substring(state) { return }
             usleep(10_000)
         }
-        throw CommandError(command: ["wait for \(device) \(state)"], result: CommandResult(status: 1, standardOutput: "", standardError: "timed out"))
+        throw CommandError(
+            command: ["wait for \(device) \(state)"],
+            result: CommandResult(status: 1, standardOutput: "", standardError: "timed out"))
     }
 
     // MARK: - Changing the network

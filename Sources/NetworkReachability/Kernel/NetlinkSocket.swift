@@ -100,8 +100,9 @@ final class NetlinkSocket {
         switch outcome {
         case .wouldBlock: return .wouldBlock
         case .completed(let count):
-            return .completed(Datagram(
-                count: count, senderPortID: sender.nl_pid, isTruncated: flags & Int32(MSG_TRUNC) != 0))
+            return .completed(
+                Datagram(
+                    count: count, senderPortID: sender.nl_pid, isTruncated: flags & Int32(MSG_TRUNC) != 0))
         }
     }
 

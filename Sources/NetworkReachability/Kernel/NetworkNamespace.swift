@@ -17,7 +17,9 @@ package struct NetworkNamespace: Sendable, Hashable {
 
     /// Runs `body` with the calling thread inside the namespace.
     package func perform<Result>(_ body: () throws(ReachabilityError) -> Result) throws(ReachabilityError) -> Result {
-        let original = try SystemCall.run("open(/proc/thread-self/ns/net)") { open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC) }
+        let original = try SystemCall.run("open(/proc/thread-self/ns/net)") {
+            open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC)
+        }
         defer { SystemCall.close(original) }
         let target = try SystemCall.run("open(\(path))") { path.withCString { open($0, O_RDONLY | O_CLOEXEC) } }
         defer { SystemCall.close(target) }

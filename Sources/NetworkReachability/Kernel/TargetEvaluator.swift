@@ -87,7 +87,9 @@ struct TargetEvaluator {
     private func lookup(
         _ destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
     ) throws(ReachabilityError) -> (route: KernelQueries.RouteAnswer, link: LinkMessage?) {
-        guard let hints else { return (try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex), nil) }
+        guard let hints else {
+            return (try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex), nil)
+        }
         let answer = try queries.lookupRoute(
             to: destination, from: source, interfaceIndex: interfaceIndex, alsoLink: hints.hint(for: destination))
         if case .route(let route) = answer.route { hints.remember(route.outputInterface, for: destination) }
@@ -125,7 +127,9 @@ struct TargetEvaluator {
     // MARK: - Pure rules
 
     /// The flags for a route the kernel returned, given its output link (SEMANTICS.md, "Flags").
-    static func flags(route: RouteMessage, link: LinkMessage?, interfaceType: NetworkInterface.InterfaceType?) -> ReachabilityFlags {
+    static func flags(route: RouteMessage, link: LinkMessage?, interfaceType: NetworkInterface.InterfaceType?)
+        -> ReachabilityFlags
+    {
         var flags: ReachabilityFlags
         switch route.type {
         case .local: flags = [.reachable, .isLocalAddress, .isDirect]

@@ -63,7 +63,8 @@ final class ListenerHub: Sendable {
         slot: String? = nil, deduplication: Deduplication, deliver: @escaping Deliver, finish: (@Sendable () -> Void)? = nil
     ) throws(ReachabilityError) -> UInt64 {
         if let slot { remove(slot: slot) }
-        let (id, initial) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, ReachabilitySnapshot?) in
+        let (id, initial) = try state.withLock {
+            (state: inout State) throws(ReachabilityError) -> (UInt64, ReachabilitySnapshot?) in
             if state.registration == nil {
                 // A registration's sink only reaches this hub while that registration is the current one.
                 let hubID = state.nextID

@@ -12,12 +12,14 @@ final class MonitorThread: @unchecked Sendable {
     /// Starts `body` on a new thread.
     init(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        let result = pthread_create(&thread, nil, { context in
-            guard let context else { return nil }
-            let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                guard let context else { return nil }
+                let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                body.run()
+                return nil
+            }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
             throw .systemCallFailed(call: "pthread_create", errno: result)
