@@ -29,9 +29,16 @@ struct EvaluationRuleTests {
         #expect(flags == [.reachable, .isDirect])
     }
 
-    @Test(arguments: [RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW, RTN_BROADCAST, RTN_MULTICAST])
-    func rejectingAndNonUnicastRoutesGiveNoFlags(type: Int) throws {
+    @Test(arguments: [RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW, RTN_NAT, RTN_XRESOLVE])
+    func rejectingRoutesGiveNoFlags(type: Int) throws {
         #expect(TargetEvaluator.flags(route: try route(type: UInt8(type)), link: link(), interfaceType: .wiredEthernet) == [])
+    }
+
+    /// `ip route get 255.255.255.255` says `broadcast … dev eth0`: the packet leaves, on-link.
+    @Test(arguments: [RTN_BROADCAST, RTN_MULTICAST, RTN_ANYCAST])
+    func broadcastMulticastAndAnycastLeaveOnLink(type: Int) throws {
+        let flags = TargetEvaluator.flags(route: try route(type: UInt8(type)), link: link(), interfaceType: .wiredEthernet)
+        #expect(flags == [.reachable, .isDirect])
     }
 
     @Test func linkWithoutCarrierRequiresAConnectionAndDormantAlsoIntervention() throws {

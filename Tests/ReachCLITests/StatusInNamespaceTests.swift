@@ -71,6 +71,12 @@ struct StatusInNamespaceTests {
         ("127.0.0.1", "-R -----ld", "lo", "loopback"),
         ("::1", "-R -----ld", "lo", "loopback"),
         ("198.51.100.7", "-R -------", "rn0", "wiredEthernet"),
+        // Odd but valid: evaluated as the kernel routes them (`ip route get` shows local, broadcast, multicast)
+        ("0.0.0.0", "-R -----ld", "lo", "loopback"),
+        ("255.255.255.255", "-R ------d", "rn0", "wiredEthernet"),
+        ("192.0.2.255", "-R ------d", "rn0", "wiredEthernet"),
+        ("224.0.0.1", "-R ------d", "rn0", "wiredEthernet"),
+        ("::ffff:192.0.2.1", "-R -------", "rn0", "wiredEthernet"),
     ])
     func addressTargetsReportDirectAndLocalAsTheKernelRoutesThem(
         address: String, flagsString: String, interface: String, type: String

@@ -20,6 +20,16 @@ struct RouteMessage: Sendable, Equatable {
             default: self = .other(raw)
             }
         }
+
+        /// Whether a packet routed this way leaves the host or is delivered locally, as `ip route get` shows:
+        /// unicast and local, and also broadcast, multicast and anycast, which leave through an interface.
+        /// Blackhole, unreachable, prohibit, throw and unknown types do not.
+        var carriesPackets: Bool {
+            switch self {
+            case .unicast, .local, .broadcast, .multicast, .anycast: true
+            case .blackhole, .unreachable, .prohibit, .throw, .other: false
+            }
+        }
     }
 
     var family: UInt8

@@ -99,7 +99,7 @@ struct TargetEvaluator {
     private func snapshot(
         _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: (route: KernelQueries.RouteAnswer, link: LinkMessage?)
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        guard case .route(let route) = answer.route, route.type == .unicast || route.type == .local else {
+        guard case .route(let route) = answer.route, route.type.carriesPackets else {
             return Self.unreachable(target)
         }
         let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in
@@ -131,10 +131,11 @@ struct TargetEvaluator {
         -> ReachabilityFlags
     {
         var flags: ReachabilityFlags
-        switch route.type {
-        case .local: flags = [.reachable, .isLocalAddress, .isDirect]
-        case .unicast: flags = route.gateway == nil ? [.reachable, .isDirect] : [.reachable]
-        default: return []
+        guard route.type.carriesPackets else { return [] }
+        if route.type == .local {
+            flags = [.reachable, .isLocalAddress, .isDirect]
+        } else {
+            flags = route.gateway == nil ? [.reachable, .isDirect] : [.reachable]
         }
         if let link { flags.formUnion(linkFlags(link: link, type: interfaceType)) }
         return flags
