@@ -2,13 +2,17 @@ import Foundation
 
 /// The outcome of a finished process.
 public struct CommandResult: Sendable {
+    /// Makes a result.
     public init(status: Int32, standardOutput: String, standardError: String) {
         self.status = status
         self.standardOutput = standardOutput
         self.standardError = standardError
     }
+    /// The exit status.
     public var status: Int32
+    /// What it printed on standard output.
     public var standardOutput: String
+    /// What it printed on standard error.
     public var standardError: String
 
     /// Standard output split into non-empty lines.
@@ -17,12 +21,16 @@ public struct CommandResult: Sendable {
 
 /// A failed set-up command, with what it printed.
 public struct CommandError: Error, CustomStringConvertible {
+    /// The command that failed.
     public var command: [String]
+    /// How it ended.
     public var result: CommandResult
+    /// Makes an error.
     public init(command: [String], result: CommandResult) {
         self.command = command
         self.result = result
     }
+    /// The command, its status and its standard error.
     public var description: String {
         "\(command.joined(separator: " ")) exited \(result.status): \(result.standardError)"
     }

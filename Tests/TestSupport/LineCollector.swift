@@ -2,11 +2,13 @@ import Foundation
 
 /// Collects the lines a running process writes to a pipe, for tests that wait for them.
 public final class LineCollector: @unchecked Sendable {
+    /// Hand this to the process as its standard output.
     public let pipe = Pipe()
     private let lock = NSLock()
     private var pending = Data()
     private var collected: [String] = []
 
+    /// Starts collecting what arrives on ``pipe``.
     public init() {
         pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
             let data = handle.availableData

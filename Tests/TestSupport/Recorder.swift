@@ -5,10 +5,13 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Value] = []
 
+    /// Makes an empty recorder.
     public init() {}
 
+    /// Records a value; safe from any thread.
     public func append(_ value: Value) { lock.withLock { stored.append(value) } }
 
+    /// The values so far.
     public var values: [Value] { lock.withLock { stored } }
 
     /// Waits until at least `count` values arrived or `timeout` passed; returns the values so far.

@@ -5,9 +5,13 @@ import Foundation
 ///
 /// Everything it makes is removed by ``remove()``, which `deinit` calls too; use it with `defer`.
 public final class TestNetwork: @unchecked Sendable {
+    /// The host's IPv4 address on `rn0`.
     public static let hostIPv4 = "192.0.2.2"
+    /// The gateway's IPv4 address on `rngw`, the IPv4 default route's next hop.
     public static let gatewayIPv4 = "192.0.2.1"
+    /// The host's IPv6 address on `rn0`.
     public static let hostIPv6 = "2001:db8:0:1::2"
+    /// The gateway's IPv6 address on `rngw`, the IPv6 default route's next hop.
     public static let gatewayIPv6 = "2001:db8:0:1::1"
 
     /// The host namespace, where the code under test runs.
