@@ -5,8 +5,8 @@ public final class LineCollector: @unchecked Sendable {
     /// Hand this to the process as its standard output.
     public let pipe = Pipe()
     private let lock = NSLock()
-    private var pending = Data()
-    private var collected: [String] = []
+    private var pending = Data()  // guarded by `lock`: bytes after the last newline
+    private let recorder = Recorder<String>()
 
     /// Starts collecting what arrives on ``pipe``.
     public init() {
@@ -17,30 +17,30 @@ public final class LineCollector: @unchecked Sendable {
                 handle.readabilityHandler = nil
                 return
             }
-            self.lock.withLock {
+            let lines: [String] = self.lock.withLock {
                 self.pending.append(data)
+                var lines: [String] = []
                 while let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    self.collected.append(String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self))
+                    lines.append(String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self))
                     self.pending.removeSubrange(self.pending.startIndex...newline)
                 }
+                return lines
             }
+            lines.forEach(self.recorder.append)
         }
     }
 
     /// The lines so far.
-    public var lines: [String] { lock.withLock { collected } }
+    public var lines: [String] { recorder.values }
 
     /// Waits until at least `count` lines arrived or `timeout` passed; returns the lines so far.
     @discardableResult
     public func waitForLines(_ count: Int, timeout: TimeInterval = 10) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while lines.count < count && Date() < deadline { usleep(5_000) }
-        return lines
+        recorder.waitFor(count, timeout: timeout)
     }
 
     /// Waits `interval` and returns the lines, to check that nothing more arrives.
     public func linesAfterQuiet(_ interval: TimeInterval = 0.7) -> [String] {
-        usleep(useconds_t(interval * 1_000_000))
-        return lines
+        recorder.valuesAfterQuiet(interval)
     }
 }

@@ -11,13 +11,11 @@ struct AddressMessage: Sendable, Equatable {
 
     /// Parses the payload of an address message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
-        let header = Int(cnl_ifaddrmsg_length())
         guard message.type == UInt16(RTM_NEWADDR) || message.type == UInt16(RTM_DELADDR),
             let prefixLength = message.payload.byte(at: 1),
             let smallFlags = message.payload.byte(at: 2),
             let index = message.payload.uint32(at: 4),
-            let attributeBytes = message.payload.bytes(at: header, count: message.payload.count - header),
-            let attributes = NetlinkAttribute.parse(attributeBytes),
+            let attributes = message.attributes(afterHeaderOfLength: Int(cnl_ifaddrmsg_length())),
             let raw = attributes.payload(UInt16(IFA_LOCAL)) ?? attributes.payload(UInt16(IFA_ADDRESS)),
             let address = IPAddress(bytes: Array(raw))
         else { return nil }

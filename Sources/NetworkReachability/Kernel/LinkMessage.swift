@@ -17,13 +17,11 @@ struct LinkMessage: Sendable, Equatable {
 
     /// Parses the payload of a link message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
-        let header = Int(cnl_ifinfomsg_length())
         guard message.type == UInt16(RTM_NEWLINK) || message.type == UInt16(RTM_DELLINK),
             let hardwareType = message.payload.uint16(at: 2),
             let index = message.payload.int32(at: 4),
             let flags = message.payload.uint32(at: 8),
-            let attributeBytes = message.payload.bytes(at: header, count: message.payload.count - header),
-            let attributes = NetlinkAttribute.parse(attributeBytes),
+            let attributes = message.attributes(afterHeaderOfLength: Int(cnl_ifinfomsg_length())),
             let name = attributes.payload(UInt16(IFLA_IFNAME)).map(\.cString)
         else { return nil }
         self.index = Int(index)

@@ -45,6 +45,12 @@ struct NetlinkMessage: Sendable, Equatable {
         return payload.int32(at: 0)
     }
 
+    /// The attributes after a family header of `headerLength` bytes (`rtmsg`, `ifinfomsg`, `ifaddrmsg`),
+    /// or `nil` when the payload is shorter than the header or an attribute's length lies.
+    func attributes(afterHeaderOfLength headerLength: Int) -> [NetlinkAttribute]? {
+        payload.bytes(at: headerLength, count: payload.count - headerLength).flatMap(NetlinkAttribute.parse)
+    }
+
     /// Whether this message ends a dump.
     var isDone: Bool { type == UInt16(NLMSG_DONE) }
 }

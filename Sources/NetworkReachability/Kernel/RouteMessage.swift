@@ -44,15 +44,13 @@ struct RouteMessage: Sendable, Equatable {
 
     /// Parses the payload of a route message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
-        let header = Int(cnl_rtmsg_length())
         guard message.type == UInt16(RTM_NEWROUTE) || message.type == UInt16(RTM_DELROUTE),
             let family = message.payload.byte(at: 0),
             let destinationLength = message.payload.byte(at: 1),
             let table = message.payload.byte(at: 4),
             let type = message.payload.byte(at: 7),
             let flags = message.payload.uint32(at: 8),
-            let attributeBytes = message.payload.bytes(at: header, count: message.payload.count - header),
-            let attributes = NetlinkAttribute.parse(attributeBytes)
+            let attributes = message.attributes(afterHeaderOfLength: Int(cnl_rtmsg_length()))
         else { return nil }
         self.family = family
         self.destinationLength = destinationLength
