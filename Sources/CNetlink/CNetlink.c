@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <netdb.h>
 #include <linux/if.h>
 #include "CNetlink.h"
 
@@ -36,6 +38,30 @@ uint32_t cnl_reachability_groups(void) {
 }
 
 int cnl_wake_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+#include <locale.h>
+#include <pthread.h>
+
+static locale_t cnl_utf8_locale = (locale_t)0;
+static pthread_once_t cnl_utf8_locale_once = PTHREAD_ONCE_INIT;
+static void cnl_make_utf8_locale(void) { cnl_utf8_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0); }
+
+int cnl_getaddrinfo_utf8(const char *name, const struct addrinfo *hints, struct addrinfo **result) {
+    pthread_once(&cnl_utf8_locale_once, cnl_make_utf8_locale);
+    locale_t utf8 = cnl_utf8_locale;
+    struct addrinfo idn_hints = *hints;
+    idn_hints.ai_flags |= AI_IDN;
+    locale_t previous = utf8 != (locale_t)0 ? uselocale(utf8) : (locale_t)0;
+    int code = getaddrinfo(name, NULL, &idn_hints, result);
+    if (previous != (locale_t)0) uselocale(previous);
+    return code;
+}
+int cnl_eai_nodata(void) { return EAI_NODATA; }
+
+int cnl_inotify_open(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
+uint32_t cnl_inotify_change_mask(void) {
+    return IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB;
+}
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 #endif

@@ -23,6 +23,12 @@ public final class NetworkReachability: Sendable {
     /// What this object reports on.
     public let target: ReachabilityTarget
 
+    /// How long one resolution of a host target may take before it counts as timed out.
+    public let resolutionTimeout: Duration
+
+    /// The default ``resolutionTimeout``: shorter than glibc's own retries, which can take 10 s or more.
+    public static let defaultResolutionTimeout = Duration.seconds(5)
+
     private let backend: any RoutingBackend
     private let hub: ListenerHub
     private let logger: Logger
@@ -32,15 +38,17 @@ public final class NetworkReachability: Sendable {
     /// Watches `target`.
     ///
     /// - Parameters:
-    ///   - target: the internet, the link-local network, an address or an address pair.
+    ///   - target: the internet, the link-local network, an address, an address pair or a host.
+    ///   - resolutionTimeout: for a host, how long one resolution may take before it counts as timed out.
     ///   - logger: where to log; nothing is logged unless you pass a logger.
     /// - Throws: ``ReachabilityError/unknownZone(_:)`` when an IPv6 zone names no interface,
     ///   ``ReachabilityError/localAddressNotOwned(_:)`` or ``ReachabilityError/familyMismatch(local:remote:)``
     ///   for a bad address pair. The internet and link-local targets never throw.
-    public convenience init(target: ReachabilityTarget, logger: Logger = NetworkReachability.silentLogger)
-        throws(ReachabilityError)
-    {
-        try self.init(target: target, backend: LinuxRoutingBackend.system, logger: logger)
+    public convenience init(
+        target: ReachabilityTarget, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        try self.init(target: target, backend: LinuxRoutingBackend.system, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
     /// Watches the internet: a default or split-default route, IPv4 or IPv6 (Apple's `0.0.0.0`).
@@ -65,6 +73,28 @@ public final class NetworkReachability: Sendable {
         try self.init(target: .addressPair(local: IPAddress(localAddress), remote: IPAddress(remoteAddress)), logger: logger)
     }
 
+    /// Watches a named host, as Apple's `reachabilityWithHostName` does, without ever blocking the caller.
+    ///
+    /// The name is resolved off the caller's thread with `getaddrinfo` (so `/etc/hosts`, nsswitch and the
+    /// system's DNS apply), and again whenever the network or the resolver configuration changes. Until the first
+    /// resolution ends the status is `unknown`; then the host is reachable when any of its addresses is. A name
+    /// that does not resolve is `notReachable`, and the path's ``ReachabilityPath/host`` says why.
+    /// An IP literal is watched as an address, without DNS.
+    ///
+    /// - Parameters:
+    ///   - host: a host name (internationalized names are accepted) or an IP literal.
+    ///   - resolutionTimeout: how long one resolution may take before it counts as timed out.
+    /// - Throws: ``ReachabilityError/invalidHostName(_:reason:)`` (empty, over 253 octets, a label over 63,
+    ///   characters no host name can hold) or an address error for a bad literal.
+    public convenience init(
+        host: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        try self.init(
+            target: ReachabilityTarget(hostOrAddress: host), backend: LinuxRoutingBackend.system,
+            resolutionTimeout: resolutionTimeout, logger: logger)
+    }
+
     /// Watches the link-local network (Apple's `169.254.0.0`): an up, carrier-holding, non-loopback
     /// interface with an IPv4 `169.254/16` or IPv6 `fe80::/10` address.
     public static func linkLocal(logger: Logger = NetworkReachability.silentLogger) -> NetworkReachability {
@@ -72,16 +102,23 @@ public final class NetworkReachability: Sendable {
     }
 
     /// Watches `target` through `backend`: tests bind a backend to a network namespace.
-    package convenience init(target: ReachabilityTarget, backend: any RoutingBackend, logger: Logger) throws(ReachabilityError) {
+    package convenience init(
+        target: ReachabilityTarget, backend: any RoutingBackend,
+        resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
+    ) throws(ReachabilityError) {
         try backend.validate(target)
-        self.init(validatedTarget: target, backend: backend, logger: logger)
+        self.init(validatedTarget: target, backend: backend, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
-    private init(validatedTarget target: ReachabilityTarget, backend: any RoutingBackend, logger: Logger) {
+    private init(
+        validatedTarget target: ReachabilityTarget, backend: any RoutingBackend,
+        resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
+    ) {
         self.target = target
         self.backend = backend
         self.logger = logger
-        hub = ListenerHub(target: target, monitor: backend.monitor)
+        self.resolutionTimeout = resolutionTimeout
+        hub = ListenerHub(target: target, resolutionTimeout: resolutionTimeout, monitor: backend.monitor)
     }
 
     /// Releasing the object stops every way of listening and ends its sequences.
@@ -94,12 +131,13 @@ public final class NetworkReachability: Sendable {
 
     // MARK: - Reading the current state
 
-    /// Evaluates the target now: one kernel route lookup (two for the internet, one per family) and,
-    /// when nothing is listening in this process, one link query. Blocks on nothing but the kernel.
+    /// Evaluates the target now: one kernel round trip per route lookup (two for the internet, one per family;
+    /// one per address for a host). Blocks on nothing but the kernel: a host answers from its latest resolution
+    /// (`unknown` while the first is pending) and is resolved again in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
-        try backend.evaluate(target)
+        try backend.evaluate(target, resolutionTimeout: resolutionTimeout)
     }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).

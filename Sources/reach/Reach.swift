@@ -9,8 +9,9 @@ struct Reach: AsyncParsableCommand {
         commandName: "reach",
         abstract: "Tell whether the network can carry traffic to a target, and over what kind of link.",
         discussion: """
-            TARGET is `internet` (a default or split-default route), `link-local`, or an IPv4/IPv6 address \
-            (IPv6 may carry a %zone). Reachable means a packet sent now can leave this host toward the target.
+            TARGET is `internet` (a default or split-default route), `link-local`, an IPv4/IPv6 address \
+            (IPv6 may carry a %zone), or a host name. Reachable means a packet sent now can leave this host toward \
+            the target.
             """,
         subcommands: [StatusCommand.self, WatchCommand.self],
         defaultSubcommand: StatusCommand.self
@@ -56,7 +57,7 @@ extension ReachabilityError {
     /// Whether the error is the user's input rather than the system's failure.
     var isBadInput: Bool {
         switch self {
-        case .invalidAddress, .unknownZone, .localAddressNotOwned, .familyMismatch: true
+        case .invalidAddress, .invalidHostName, .unknownZone, .localAddressNotOwned, .familyMismatch: true
         case .systemCallFailed, .malformedKernelReply: false
         }
     }

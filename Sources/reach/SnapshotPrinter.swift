@@ -25,6 +25,14 @@ struct SnapshotPrinter: Sendable {
         if let gateway = snapshot.path.gateway {
             line += ", gateway \(gateway)"
         }
+        if let host = snapshot.path.host {
+            switch host.state {
+            case .pending: line += " (resolution pending)"
+            case .resolved: line += host.chosenAddress.map { " (address \($0))" } ?? " (no address)"
+            case .failed: line += " (resolution failed: \(host.failure ?? "unknown error"))"
+            case .timedOut: line += " (resolution timed out)"
+            }
+        }
         return line + " [\(snapshot.flags.flagsString)]"
     }
 
@@ -44,9 +52,28 @@ struct SnapshotPrinter: Sendable {
             var type: String
         }
 
+        struct Host: Encodable {
+            var name: String
+            var resolution: String
+            var addresses: [String]
+            var chosenAddress: String?
+            var failure: String?
+
+            enum CodingKeys: String, CodingKey { case name, resolution, addresses, chosenAddress, failure }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(name, forKey: .name)
+                try container.encode(resolution, forKey: .resolution)
+                try container.encode(addresses, forKey: .addresses)
+                try container.encode(chosenAddress, forKey: .chosenAddress)
+                try container.encode(failure, forKey: .failure)
+            }
+        }
+
         enum CodingKeys: String, CodingKey {
             case target, status, connection, flags, flagsString, interface, gateway
-            case supportsIPv4, supportsIPv6, isExpensive, time
+            case supportsIPv4, supportsIPv6, isExpensive, time, host
         }
 
         let snapshot: ReachabilitySnapshot
@@ -67,6 +94,13 @@ struct SnapshotPrinter: Sendable {
             try container.encode(snapshot.path.supportsIPv6, forKey: .supportsIPv6)
             try container.encode(snapshot.path.isExpensive, forKey: .isExpensive)
             try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
+            if let host = snapshot.path.host {  // only host targets carry the key
+                try container.encode(
+                    Host(
+                        name: host.name, resolution: host.state.rawValue, addresses: host.addresses.map(\.description),
+                        chosenAddress: host.chosenAddress?.description, failure: host.failure),
+                    forKey: .host)
+            }
         }
 
         /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.

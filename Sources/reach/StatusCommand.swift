@@ -2,25 +2,34 @@ import ArgumentParser
 import NetworkReachability
 
 /// `reach status`: prints the current state once; exit 0 when reachable, 1 when not.
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Print the current state of a target once (exit 0 reachable, 1 not reachable, 64 bad input)."
     )
 
-    @Argument(help: "internet (default), link-local, or an IPv4/IPv6 address.")
+    @Argument(help: "internet (default), link-local, an IPv4/IPv6 address, or a host name.")
     var target: String = "internet"
 
     @Option(name: .customLong("from"), help: "Local address to send from (the target must be an address).")
     var local: String?
 
+    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
+    var resolutionTimeout: ResolutionTimeout = .standard
+
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let argument = try TargetArgument(target, from: local)
-        let reachability = try NetworkReachability(target: argument.target)
-        let snapshot = try reachability.currentSnapshot()
+        let reachability = try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
+        let snapshot: ReachabilitySnapshot
+        if case .host = argument.target {
+            // A host's first answer comes from its first resolution, which the timeout bounds.
+            snapshot = try await reachability.updates.first { $0.status != .unknown } ?? reachability.currentSnapshot()
+        } else {
+            snapshot = try reachability.currentSnapshot()
+        }
         SnapshotPrinter(json: json).print(snapshot, as: argument.text)
         if !snapshot.status.isReachable { throw ExitCode(1) }
     }

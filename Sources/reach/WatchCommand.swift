@@ -9,8 +9,11 @@ struct WatchCommand: AsyncParsableCommand {
         abstract: "Print each target's state, then a line whenever its flags or path change, until interrupted."
     )
 
-    @Argument(help: "Targets: internet (default), link-local, or IPv4/IPv6 addresses.")
+    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, or host names.")
     var targets: [String] = []
+
+    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
+    var resolutionTimeout: ResolutionTimeout = .standard
 
     @Flag(help: "Print one JSON object per line.")
     var json = false
@@ -21,7 +24,7 @@ struct WatchCommand: AsyncParsableCommand {
             try TargetArgument(text)
         }
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
-            (argument, try NetworkReachability(target: argument.target))
+            (argument, try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration))
         }
         Self.exitOnSignals()
         let printer = SnapshotPrinter(json: json)

@@ -43,6 +43,8 @@ struct IPAddressTests {
         #expect(try ReachabilityTarget(parsing: "internet") == .internet)
         #expect(try ReachabilityTarget(parsing: "link-local") == .linkLocal)
         #expect(try ReachabilityTarget(parsing: "0.0.0.0") == .address(IPAddress("0.0.0.0")))
-        #expect(throws: ReachabilityError.self) { try ReachabilityTarget(parsing: "example.com") }
+        #expect(try ReachabilityTarget(parsing: "example.com") == .host(HostName("example.com")))
+        #expect(throws: ReachabilityError.self) { try ReachabilityTarget(parsing: "1.2.3") }
+        #expect(throws: ReachabilityError.self) { try ReachabilityTarget(parsing: "fe80::zz") }
     }
 }

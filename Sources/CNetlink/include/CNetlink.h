@@ -46,6 +46,23 @@ uint32_t cnl_reachability_groups(void);
 /// A non-blocking, close-on-exec eventfd that wakes the monitor's poll.
 int cnl_wake_eventfd(void);
 
+// MARK: - Resolver (glibc names that need _GNU_SOURCE)
+
+struct addrinfo;
+
+/// getaddrinfo with `AI_IDN` and the calling thread (only) in a UTF-8 locale, so glibc can encode an
+/// internationalized name written in UTF-8 whatever the process's locale is.
+int cnl_getaddrinfo_utf8(const char *name, const struct addrinfo *hints, struct addrinfo **result);
+/// getaddrinfo's `EAI_NODATA`: the name exists but has no address.
+int cnl_eai_nodata(void);
+
+// MARK: - Inotify
+
+/// A non-blocking, close-on-exec inotify descriptor.
+int cnl_inotify_open(void);
+/// The event mask that tells a watched file or directory entry was written, replaced or removed.
+uint32_t cnl_inotify_change_mask(void);
+
 // MARK: - Namespaces
 
 /// Moves the calling thread into the network namespace open at `fd` (setns with CLONE_NEWNET).

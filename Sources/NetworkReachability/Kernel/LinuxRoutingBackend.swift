@@ -6,6 +6,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
     private let hints = OutputInterfaceHints()
+    private let hosts = HostDirectory()
     package let monitor: ReachabilityMonitor
 
     /// Makes a backend whose sockets open in `namespace` (the caller's when `nil`).
@@ -17,8 +18,10 @@ package final class LinuxRoutingBackend: RoutingBackend {
         let classifier = InterfaceClassifier(sysfsRoot: sysfsRoot)
         self.classifier = classifier
         queries = KernelQueries(namespace: namespace)
-        monitor = ReachabilityMonitor { () throws(ReachabilityError) -> any RoutingChangeSource in
-            try NetlinkChangeSource(namespace: namespace, classifier: classifier, receiveBufferSize: receiveBufferSize)
+        let hosts = hosts
+        monitor = ReachabilityMonitor(hosts: hosts) { () throws(ReachabilityError) -> any RoutingChangeSource in
+            try NetlinkChangeSource(
+                namespace: namespace, classifier: classifier, hosts: hosts, receiveBufferSize: receiveBufferSize)
         }
     }
 
@@ -26,11 +29,20 @@ package final class LinuxRoutingBackend: RoutingBackend {
     package var synchronousExchangeCount: Int { queries.exchangeCount }
 
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
-        try TargetEvaluator(queries: queries, links: queries, classifier: classifier).validate(target)
+        try evaluator(resolutionTimeout: .seconds(5)).validate(target)
     }
 
     /// One `sendmsg` per route lookup: the route and its likely output link are asked together.
-    package func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
-        try TargetEvaluator(queries: queries, links: queries, classifier: classifier, hints: hints).evaluate(target)
+    package func evaluate(
+        _ target: ReachabilityTarget, resolutionTimeout: Duration
+    ) throws(ReachabilityError) -> ReachabilitySnapshot {
+        try evaluator(resolutionTimeout: resolutionTimeout).evaluate(target)
+    }
+
+    private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
+        TargetEvaluator(
+            queries: queries, links: queries, classifier: classifier,
+            hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: resolutionTimeout, refresh: true) },
+            hints: hints)
     }
 }

@@ -11,6 +11,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
+    private let hosts: HostDirectory
+    /// `nil` when inotify is unavailable: then only network changes trigger re-resolution.
+    private let resolverFiles = ResolverConfigurationWatcher()
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -19,7 +22,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     /// Set by `close()`; `wake()` checks it under the lock so it never writes to a closed, maybe reused, descriptor.
     private let isClosed = Locked(false)
 
-    init(namespace: NetworkNamespace?, classifier: InterfaceClassifier, receiveBufferSize: Int?) throws(ReachabilityError) {
+    init(
+        namespace: NetworkNamespace?, classifier: InterfaceClassifier, hosts: HostDirectory, receiveBufferSize: Int?
+    ) throws(ReachabilityError) {
         // Subscribe before the first dump, so no change between the two is missed.
         subscription = try NetlinkSocket(
             groups: cnl_reachability_groups(), nonBlocking: true, receiveBufferSize: receiveBufferSize, namespace: namespace)
@@ -31,6 +36,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         }
         queries = KernelQueries(namespace: namespace)
         self.classifier = classifier
+        self.hosts = hosts
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -46,9 +52,10 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: resolverFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
         ]
         do {
-            try SystemCall.run("poll") { poll(&descriptors, 2, -1) }
+            try SystemCall.run("poll") { poll(&descriptors, nfds_t(descriptors.count), -1) }
         } catch {
             return .failed(error)
         }
@@ -56,8 +63,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             var value: UInt64 = 0
             _ = read(wakeDescriptor, &value, 8)
         }
-        guard descriptors[0].revents != 0 else { return .woken }
-        return drain()
+        let resolverChanged = descriptors[2].revents != 0 && resolverFiles?.drain() == true
+        let change = descriptors[0].revents != 0 ? drain() : .woken
+        return change == .woken && resolverChanged ? .resolverConfigurationChanged : change
     }
 
     func wake() {
@@ -69,7 +77,10 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     }
 
     func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
-        try TargetEvaluator(queries: queries, links: links, classifier: classifier).evaluate(target)
+        try TargetEvaluator(
+            queries: queries, links: links, classifier: classifier,
+            hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: .seconds(5), refresh: false) }
+        ).evaluate(target)
     }
 
     func close() {
@@ -79,12 +90,13 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             subscription.close()
             SystemCall.close(wakeDescriptor)
         }
+        resolverFiles?.close()
         queries.close()
     }
 
     var statistics: MonitorStatistics { counters.withLock { $0 } }
 
-    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] }
+    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] + (resolverFiles.map { [$0.descriptor] } ?? []) }
 
     // MARK: - Draining
 

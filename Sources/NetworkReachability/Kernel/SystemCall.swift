@@ -1,3 +1,4 @@
+import CNetlink
 import Glibc
 
 /// The one seam through which the package makes system calls.
@@ -58,6 +59,56 @@ enum SystemCall {
             total += count
         }
         return String(decoding: buffer[..<total], as: UTF8.self)
+    }
+
+    /// What `getaddrinfo` said when it found no address.
+    struct ResolutionFailure: Error, Sendable, Hashable {
+        /// The resolver's words (`gai_strerror`).
+        var message: String
+        /// The name exists but has no address (`EAI_NODATA`), as opposed to a failed lookup.
+        var isNoAddress: Bool
+    }
+
+    /// Resolves `name` with `getaddrinfo` (so /etc/hosts, nsswitch and the system's DNS apply). Blocks: call it
+    /// only from the resolver's pool. Internationalized names are encoded by glibc (`AI_IDN`, in UTF-8).
+    static func resolve(_ name: String) -> Result<[IPAddress], ResolutionFailure> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)  // one entry per address, not one per socket type
+        var list: UnsafeMutablePointer<addrinfo>?
+        let code = cnl_getaddrinfo_utf8(name, &hints, &list)
+        defer { if let list { freeaddrinfo(list) } }
+        guard code == 0 else {
+            let message = code == EAI_SYSTEM ? "system error: errno \(errno)" : String(cString: gai_strerror(code))
+            return .failure(ResolutionFailure(message: message, isNoAddress: code == cnl_eai_nodata()))
+        }
+        var addresses: [IPAddress] = []
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr.flatMap(Self.address(from:)), !addresses.contains(address) {
+                addresses.append(address)
+            }
+            entry = current.pointee.ai_next
+        }
+        return .success(addresses)
+    }
+
+    private static func address(from socketAddress: UnsafeMutablePointer<sockaddr>) -> IPAddress? {
+        switch Int32(socketAddress.pointee.sa_family) {
+        case AF_INET:
+            return socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin_addr) { IPAddress(bytes: Array($0)) }
+            }
+        case AF_INET6:
+            return socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                let scope = pointer.pointee.sin6_scope_id
+                return withUnsafeBytes(of: pointer.pointee.sin6_addr) {
+                    IPAddress(bytes: Array($0), zone: scope == 0 ? nil : String(scope))
+                }
+            }
+        default:
+            return nil
+        }
     }
 
     /// Whether a path exists (`access(F_OK)`).

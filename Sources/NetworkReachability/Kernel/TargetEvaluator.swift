@@ -9,6 +9,8 @@ struct TargetEvaluator {
     let queries: KernelQueries
     let links: any LinkSource
     let classifier: InterfaceClassifier
+    /// The latest resolution of a host name (the monitor's view, or a synchronous read's).
+    let hostResolution: (HostName) -> HostResolution
     /// Set on the synchronous path, where links are asked of the kernel: prefetch the likely link.
     var hints: OutputInterfaceHints? = nil
 
@@ -30,13 +32,15 @@ struct TargetEvaluator {
             }
             let answer = try lookup(remote, from: local.withoutZone, interfaceIndex: localZone ?? remoteZone)
             return try snapshot(target, family: remote.family, answer)
+        case .host(let name):
+            return try evaluateHost(name, hostResolution(name))
         }
     }
 
     /// Checks what can be checked before listening: zones name interfaces; a pair's local address is ours.
     func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         switch target {
-        case .internet, .linkLocal: return
+        case .internet, .linkLocal, .host: return
         case .address(let address):
             guard try resolveZone(of: address) != nil else { throw .unknownZone(address.zone ?? "") }
         case .addressPair(let local, let remote):
@@ -59,6 +63,27 @@ struct TargetEvaluator {
         chosen.path.supportsIPv4 = ipv4.status.isReachable
         chosen.path.supportsIPv6 = ipv6.status.isReachable
         return chosen
+    }
+
+    /// Each resolved address is evaluated as an address target; the path is the first reachable one's, in
+    /// `getaddrinfo`'s (RFC 6724) order, else the first's. Pending, failed or empty resolutions give no flags.
+    private func evaluateHost(_ name: HostName, _ resolution: HostResolution) throws(ReachabilityError) -> ReachabilitySnapshot {
+        guard resolution.state == .resolved, !resolution.addresses.isEmpty else {
+            return ReachabilitySnapshot(target: .host(name), flags: [], path: ReachabilityPath(host: resolution))
+        }
+        var evaluated: [(address: IPAddress, snapshot: ReachabilitySnapshot)] = []
+        for address in resolution.addresses {
+            evaluated.append((address, try evaluate(.address(address))))
+        }
+        let chosen =
+            evaluated.first { $0.snapshot.status.isReachable } ?? evaluated.first { $0.snapshot.flags.contains(.reachable) }
+            ?? evaluated[0]
+        var path = chosen.snapshot.path
+        path.supportsIPv4 = evaluated.contains { $0.address.family == .ipv4 && $0.snapshot.status.isReachable }
+        path.supportsIPv6 = evaluated.contains { $0.address.family == .ipv6 && $0.snapshot.status.isReachable }
+        path.host = resolution
+        path.host?.chosenAddress = chosen.address
+        return ReachabilitySnapshot(target: .host(name), flags: chosen.snapshot.flags, path: path)
     }
 
     private func evaluateLinkLocal() throws(ReachabilityError) -> ReachabilitySnapshot {

@@ -12,11 +12,13 @@ public struct ReachabilityPath: Sendable, Hashable {
     public var supportsIPv6: Bool
     /// Whether the path costs the user money: true on cellular.
     public var isExpensive: Bool
+    /// For a host target: the resolution behind the path; `nil` for other targets.
+    public var host: HostResolution?
 
     /// Makes a path.
     public init(
         interface: NetworkInterface? = nil, gateway: IPAddress? = nil, sourceAddress: IPAddress? = nil,
-        supportsIPv4: Bool = false, supportsIPv6: Bool = false, isExpensive: Bool = false
+        supportsIPv4: Bool = false, supportsIPv6: Bool = false, isExpensive: Bool = false, host: HostResolution? = nil
     ) {
         self.interface = interface
         self.gateway = gateway
@@ -24,6 +26,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         self.supportsIPv4 = supportsIPv4
         self.supportsIPv6 = supportsIPv6
         self.isExpensive = isExpensive
+        self.host = host
     }
 
     /// The path of a target that no route carries.

@@ -14,6 +14,8 @@ public struct ReachabilitySnapshot: Sendable, Hashable {
         self.path = path
     }
 
-    /// The status the flags imply.
-    public var status: NetworkReachabilityStatus { NetworkReachabilityStatus(flags) }
+    /// The status the flags imply; `unknown` while a host's first resolution is pending.
+    public var status: NetworkReachabilityStatus {
+        path.host?.state == .pending ? .unknown : NetworkReachabilityStatus(flags)
+    }
 }

@@ -43,12 +43,14 @@ final class ListenerHub: Sendable {
     }
 
     let target: ReachabilityTarget
+    private let resolutionTimeout: Duration
     private let monitor: ReachabilityMonitor
     // Guarded by its lock; the monitor is never unregistered while it is held (that joins the monitor thread).
     private let state = Locked(State())
 
-    init(target: ReachabilityTarget, monitor: ReachabilityMonitor) {
+    init(target: ReachabilityTarget, resolutionTimeout: Duration, monitor: ReachabilityMonitor) {
         self.target = target
+        self.resolutionTimeout = resolutionTimeout
         self.monitor = monitor
     }
 
@@ -69,7 +71,7 @@ final class ListenerHub: Sendable {
                 // A registration's sink only reaches this hub while that registration is the current one.
                 let hubID = state.nextID
                 state.nextID += 1
-                state.registration = try monitor.register(target) { [weak self] snapshot in
+                state.registration = try monitor.register(target, resolutionTimeout: resolutionTimeout) { [weak self] snapshot in
                     self?.receive(snapshot, registration: hubID)
                 }
                 state.registrationTag = hubID

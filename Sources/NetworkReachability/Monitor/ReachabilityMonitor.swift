@@ -36,10 +36,13 @@ package final class ReachabilityMonitor: Sendable {
     // Guarded by its lock; never held while calling a sink or joining the thread.
     private let state = Locked(State())
     private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
+    private let hosts: HostDirectory
     private let logger = Logger(label: "NetworkReachability.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    package init(openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource) {
+    init(hosts: HostDirectory, openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource) {
+        self.hosts = hosts
         self.openSource = openSource
+        hosts.onChange { [weak self] name in self?.reevaluate(.host(name)) }
     }
 
     // MARK: - Registration
@@ -48,7 +51,9 @@ package final class ReachabilityMonitor: Sendable {
     ///
     /// - Returns: an id for ``unregister(_:)``.
     /// - Throws: when the subscription cannot be opened.
-    package func register(_ target: ReachabilityTarget, sink: @escaping Sink) throws(ReachabilityError) -> UInt64 {
+    package func register(
+        _ target: ReachabilityTarget, resolutionTimeout: Duration, sink: @escaping Sink
+    ) throws(ReachabilityError) -> UInt64 {
         let (id, loop, isNew) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
             state.nextID += 1
@@ -64,6 +69,7 @@ package final class ReachabilityMonitor: Sendable {
             state.awaitingFirstEvaluation.insert(id)
             return (id, loop, existing == nil)
         }
+        if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
         if isNew {
             do {
                 let thread = try MonitorThread { [self] in run(loop) }
@@ -81,18 +87,29 @@ package final class ReachabilityMonitor: Sendable {
     ///
     /// Safe from any thread, a sink's included; no sink is called for it once this returns.
     package func unregister(_ id: UInt64) {
-        let finished: Loop? = state.withLock { state in
-            guard state.registrations.removeValue(forKey: id) != nil else { return nil }
+        let (removed, finished): (Registration?, Loop?) = state.withLock { state in
+            guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
             state.awaitingFirstEvaluation.remove(id)
-            guard state.registrations.isEmpty, let loop = state.loop else { return nil }
+            guard state.registrations.isEmpty, let loop = state.loop else { return (removed, nil) }
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
-            return loop
+            return (removed, loop)
         }
+        if case .host(let name) = removed?.target { hosts.unwatch(name) }
         guard let finished else { return }
         finished.stopRequested.withLock { $0 = true }
         finished.source.wake()
         finished.thread.withLock { $0 }?.join()
+    }
+
+    /// Evaluates every registration of `target` again soon (a host's resolution changed).
+    func reevaluate(_ target: ReachabilityTarget) {
+        let loop: Loop? = state.withLock { state in
+            let ids = state.registrations.filter { $0.value.target == target }.map(\.key)
+            state.awaitingFirstEvaluation.formUnion(ids)
+            return ids.isEmpty ? nil : state.loop
+        }
+        loop?.source.wake()
     }
 
     /// What the subscriptions of this monitor have counted, the current one included.
@@ -127,7 +144,11 @@ package final class ReachabilityMonitor: Sendable {
                 change = .resynchronized
                 continue
             }
-            evaluate(everything: change != .woken, source: loop.source)
+            switch change {
+            case .changed, .resynchronized, .resolverConfigurationChanged: hosts.refreshWatched()
+            case .woken, .failed: break
+            }
+            evaluate(everything: change == .changed || change == .resynchronized, source: loop.source)
             change = loop.source.waitForChanges()
         }
         loop.source.close()
@@ -137,7 +158,8 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
-    /// Evaluates every registration (after a change) or only new ones (after a wake-up), each distinct
+    /// Evaluates every registration (after a change) or only those marked (new ones, hosts with a new
+    /// resolution), each distinct
     /// target once, then delivers the snapshots that differ from what each registration last heard.
     private func evaluate(everything: Bool, source: any RoutingChangeSource) {
         let due: [(UInt64, ReachabilityTarget)] = state.withLock { state in

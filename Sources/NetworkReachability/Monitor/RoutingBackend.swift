@@ -5,8 +5,9 @@
 package protocol RoutingBackend: AnyObject, Sendable {
     /// Checks what can be checked up front: zones name interfaces, a pair's local address is this host's.
     func validate(_ target: ReachabilityTarget) throws(ReachabilityError)
-    /// Evaluates a target now, asking the kernel.
-    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// Evaluates a target now, asking the kernel. A host target answers from its latest resolution at once
+    /// (pending before the first ends) and is resolved again in the background, within `resolutionTimeout`.
+    func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilitySnapshot
     /// The monitor that serves every listening object of this backend through one subscription.
     var monitor: ReachabilityMonitor { get }
 }
@@ -17,8 +18,10 @@ package enum RoutingChange: Sendable, Equatable {
     case changed
     /// The socket overflowed (`ENOBUFS`); the state was re-read in full.
     case resynchronized
-    /// Only a wake-up: new registrations may be waiting for their first evaluation.
+    /// Only a wake-up: new registrations, or hosts with a new resolution, may be waiting for evaluation.
     case woken
+    /// `/etc/resolv.conf` or `/etc/hosts` changed: host names must be resolved again.
+    case resolverConfigurationChanged
     /// The subscription failed and cannot go on.
     case failed(ReachabilityError)
 }

@@ -1,0 +1,96 @@
+/// What is known of each host name: its latest resolution, how many registrations watch it, and how long a
+/// resolution of it may take. Names are resolved again when asked (a network or resolver change).
+final class HostDirectory: Sendable {
+    /// Names nobody watches are kept for synchronous reads, up to this many.
+    static let unwatchedCapacity = 1024
+
+    private struct Entry {
+        var resolution: HostResolution
+        var watchers = 0
+        var timeout: Duration
+    }
+
+    // Guarded by its lock; never held while calling the change handler.
+    private let entries = Locked([HostName: Entry]())
+    private let changeHandler = Locked<(@Sendable (HostName) -> Void)?>(nil)
+    private let resolverBox = Locked<HostResolver?>(nil)
+
+    init() {
+        let resolver = HostResolver { [weak self] name, outcome in self?.record(name, outcome) }
+        resolverBox.withLock { $0 = resolver }
+    }
+
+    private var resolver: HostResolver? { resolverBox.withLock { $0 } }
+
+    /// Calls `handler` whenever a name's resolution changes (from a resolver thread).
+    func onChange(_ handler: @escaping @Sendable (HostName) -> Void) {
+        changeHandler.withLock { $0 = handler }
+    }
+
+    // MARK: - Watching
+
+    /// A registration starts watching `name`; the first one starts its resolution.
+    func watch(_ name: HostName, timeout: Duration) {
+        let isNew: Bool = entries.withLock { entries in
+            if var entry = entries[name] {
+                entry.watchers += 1
+                entry.timeout = min(entry.timeout, timeout)
+                entries[name] = entry
+                return false
+            }
+            entries[name] = Entry(resolution: HostResolution(name: name.name, state: .pending), watchers: 1, timeout: timeout)
+            return true
+        }
+        if isNew { resolver?.resolve(name, timeout: timeout) }
+    }
+
+    /// A registration stops watching `name`.
+    func unwatch(_ name: HostName) {
+        entries.withLock { entries in
+            entries[name]?.watchers -= 1
+        }
+    }
+
+    /// Resolves every watched name again: the network or the resolver configuration changed.
+    func refreshWatched() {
+        let due = entries.withLock { entries in entries.filter { $0.value.watchers > 0 }.map { ($0.key, $0.value.timeout) } }
+        for (name, timeout) in due { resolver?.resolve(name, timeout: timeout) }
+    }
+
+    // MARK: - Reading
+
+    /// The latest resolution of `name` (pending before the first ends).
+    ///
+    /// - Parameter refresh: ask again in the background (a synchronous read, which no subscription keeps current).
+    func resolution(of name: HostName, timeout: Duration, refresh: Bool) -> HostResolution {
+        let (resolution, isNew): (HostResolution, Bool) = entries.withLock { entries in
+            if let entry = entries[name] { return (entry.resolution, false) }
+            if entries.count >= Self.unwatchedCapacity {
+                entries = entries.filter { $0.value.watchers > 0 }
+            }
+            let pending = HostResolution(name: name.name, state: .pending)
+            entries[name] = Entry(resolution: pending, timeout: timeout)
+            return (pending, true)
+        }
+        if isNew || refresh { resolver?.resolve(name, timeout: timeout) }
+        return resolution
+    }
+
+    private func record(_ name: HostName, _ outcome: HostResolver.Outcome) {
+        let changed: Bool = entries.withLock { entries in
+            guard var entry = entries[name] else { return false }
+            let resolution: HostResolution
+            switch outcome {
+            case .resolved(let addresses): resolution = HostResolution(name: name.name, state: .resolved, addresses: addresses)
+            case .noAddress(let why): resolution = HostResolution(name: name.name, state: .resolved, failure: why)
+            case .failed(let why): resolution = HostResolution(name: name.name, state: .failed, failure: why)
+            case .timedOut: resolution = HostResolution(name: name.name, state: .timedOut, failure: "timed out")
+            }
+            guard resolution != entry.resolution else { return false }
+            entry.resolution = resolution
+            entries[name] = entry
+            return true
+        }
+        if changed, let handler = changeHandler.withLock({ $0 }) { handler(name) }
+    }
+}

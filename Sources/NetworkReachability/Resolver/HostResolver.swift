@@ -1,0 +1,101 @@
+import Dispatch
+
+/// Runs `getaddrinfo` off every caller's thread: on a few serial lanes (so at most one blocked thread each),
+/// with at most one resolution in flight per name and a timeout of our own (glibc's retries can take far longer).
+final class HostResolver: Sendable {
+    /// What one resolution found.
+    enum Outcome: Sendable, Hashable {
+        /// Addresses in `getaddrinfo`'s order.
+        case resolved([IPAddress])
+        /// The name exists but has no address.
+        case noAddress(String)
+        /// The lookup failed: no such name, no server, or another error, in the resolver's words.
+        case failed(String)
+        /// No answer within the timeout. A late answer is reported when it comes.
+        case timedOut
+    }
+
+    /// Receives outcomes, on a lane or the timer queue; must not block.
+    typealias Report = @Sendable (HostName, Outcome) -> Void
+
+    /// How many `getaddrinfo` calls may block at once, whatever the number of names.
+    static let laneCount = 4
+
+    private struct Flight {
+        var id: UInt64
+        var lane: Int
+        var rerun = false
+        var answered = false
+    }
+
+    private struct State {
+        var flights: [HostName: Flight] = [:]
+        var busy = [Int](repeating: 0, count: HostResolver.laneCount)
+        var nextID: UInt64 = 1
+    }
+
+    private let lanes = (0..<HostResolver.laneCount).map { DispatchQueue(label: "NetworkReachability.resolver.\($0)") }
+    private let timers = DispatchQueue(label: "NetworkReachability.resolver.timers")
+    // Guarded by its lock; never held while reporting.
+    private let state = Locked(State())
+    private let report: Report
+
+    init(report: @escaping Report) {
+        self.report = report
+    }
+
+    /// Resolves `name` in the background. While a resolution of it runs, one more is queued instead.
+    func resolve(_ name: HostName, timeout: Duration) {
+        let started: Flight? = state.withLock { state in
+            if state.flights[name] != nil {
+                state.flights[name]?.rerun = true
+                return nil
+            }
+            let lane = state.busy.indices.min { state.busy[$0] < state.busy[$1] } ?? 0
+            state.busy[lane] += 1
+            let flight = Flight(id: state.nextID, lane: lane)
+            state.nextID += 1
+            state.flights[name] = flight
+            return flight
+        }
+        if let started { run(name, started, timeout: timeout) }
+    }
+
+    private func run(_ name: HostName, _ flight: Flight, timeout: Duration) {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        timers.asyncAfter(deadline: .now() + seconds) { [self] in expire(name, id: flight.id) }
+        lanes[flight.lane].async { [self] in
+            let outcome: Outcome =
+                switch SystemCall.resolve(name.name) {
+                case .success(let addresses): addresses.isEmpty ? .noAddress("no address") : .resolved(addresses)
+                case .failure(let failure): failure.isNoAddress ? .noAddress(failure.message) : .failed(failure.message)
+                }
+            finish(name, id: flight.id, outcome: outcome, timeout: timeout)
+        }
+    }
+
+    private func expire(_ name: HostName, id: UInt64) {
+        let expired: Bool = state.withLock { state in
+            guard let flight = state.flights[name], flight.id == id, !flight.answered else { return false }
+            state.flights[name]?.answered = true
+            return true
+        }
+        if expired { report(name, .timedOut) }
+    }
+
+    private func finish(_ name: HostName, id: UInt64, outcome: Outcome, timeout: Duration) {
+        let again: Flight? = state.withLock { state in
+            guard let flight = state.flights[name], flight.id == id else { return nil }
+            state.busy[flight.lane] -= 1
+            state.flights[name] = nil
+            guard flight.rerun else { return nil }
+            state.busy[flight.lane] += 1
+            let next = Flight(id: state.nextID, lane: flight.lane)
+            state.nextID += 1
+            state.flights[name] = next
+            return next
+        }
+        report(name, outcome)
+        if let again { run(name, again, timeout: timeout) }
+    }
+}
