@@ -51,10 +51,8 @@ struct WatchInNamespaceTests {
         #expect(field(output.lines[4], "flagsString") == "-R -------")
 
         // And SIGTERM ends it with exit 0
-        kill(watcher.processIdentifier, SIGTERM)
-        watcher.waitUntilExit()
-        #expect(watcher.terminationReason == .exit)
-        #expect(watcher.terminationStatus == 0)
+        watcher.send(SIGTERM)
+        #expect(watcher.wait() == .exited(0))
     }
 
     @Test func takingTheHostInterfaceDownEndsNotReachableAndSIGINTExitsZero() throws {
@@ -73,9 +71,8 @@ struct WatchInNamespaceTests {
             let last = settled.last { field($0, "target") == target }
             #expect(last.flatMap { field($0, "status") } == "notReachable")
         }
-        kill(watcher.processIdentifier, SIGINT)
-        watcher.waitUntilExit()
-        #expect(watcher.terminationStatus == 0)
+        watcher.send(SIGINT)
+        #expect(watcher.wait() == .exited(0))
     }
 
     @Test func oneInvalidTargetStopsWatchBeforeAnyLineWithExit64() throws {

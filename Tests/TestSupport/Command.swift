@@ -41,25 +41,22 @@ public enum Command {
     /// Runs `arguments` (the first is looked up on `PATH`) and waits for it.
     @discardableResult
     public static func run(_ arguments: [String], check: Bool = false) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let output = Pipe()
-        let error = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let output = ExclusivePipe()
+        let error = ExclusivePipe()
+        let process = try Subprocess(arguments, standardOutput: output, standardError: error)
         // Read both pipes before waiting, so a chatty process cannot fill a pipe and stall.
         let errorData = Locked(Data())
-        let errorReader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+        let errorReader = Thread { errorData.set(error.readAll()) }
         errorReader.start()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let outputData = output.readAll()
+        let status: Int32 =
+            switch process.wait() {
+            case .exited(let code): code
+            case .signaled(let signal): 128 + signal
+            }
         while !errorData.isSet { usleep(1000) }
         let result = CommandResult(
-            status: process.terminationStatus,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
+            status: status, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData.value, as: UTF8.self))
         if check && result.status != 0 { throw CommandError(command: arguments, result: result) }
         return result

@@ -3,31 +3,25 @@ import Foundation
 /// Collects the lines a running process writes to a pipe, for tests that wait for them.
 public final class LineCollector: @unchecked Sendable {
     /// Hand this to the process as its standard output.
-    public let pipe = Pipe()
-    private let lock = NSLock()
-    private var pending = Data()  // guarded by `lock`: bytes after the last newline
+    public let pipe = ExclusivePipe()
     private let recorder = Recorder<String>()
 
-    /// Starts collecting what arrives on ``pipe``.
+    /// Starts a thread that reads ``pipe`` until end-of-file (when the process ends), splitting lines.
     public init() {
-        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
-            }
-            let lines: [String] = self.lock.withLock {
-                self.pending.append(data)
-                var lines: [String] = []
-                while let newline = self.pending.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.append(String(decoding: self.pending[self.pending.startIndex..<newline], as: UTF8.self))
-                    self.pending.removeSubrange(self.pending.startIndex...newline)
+        let pipe = pipe
+        let recorder = recorder
+        Thread {
+            var pending = Data()
+            while true {
+                let data = pipe.readSome()
+                if data.isEmpty { break }
+                pending.append(data)
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    recorder.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+                    pending.removeSubrange(pending.startIndex...newline)
                 }
-                return lines
             }
-            lines.forEach(self.recorder.append)
-        }
+        }.start()
     }
 
     /// The lines so far.

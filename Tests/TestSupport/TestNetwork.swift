@@ -18,7 +18,10 @@ public final class TestNetwork: @unchecked Sendable {
     public let name: String
     /// The gateway namespace at the other end of the veth.
     public let gatewayName: String
-    private var processes: [Process] = []
+    private var processes: [Subprocess] = []
+    /// Pipes of helpers that print `ready`: kept open while the helper lives, or its next write would
+    /// raise EPIPE and end it (Python writes "ready" and the newline separately).
+    private var helperPipes: [ExclusivePipe] = []
     private var isRemoved = false
     private static let counter = NSLock()
     nonisolated(unsafe) private static var next = 0
@@ -112,15 +115,9 @@ public final class TestNetwork: @unchecked Sendable {
 
     // MARK: - Processes inside
 
-    /// Starts a long-running process in the host namespace; it is killed by ``remove()``.
-    public func start(_ arguments: [String], output: Pipe? = nil) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ip", "netns", "exec", name] + arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output ?? FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+    /// Starts a long-running process in the host namespace (or the gateway's); it is killed by ``remove()``.
+    public func start(_ arguments: [String], output: ExclusivePipe? = nil, inGateway: Bool = false) throws -> Subprocess {
+        let process = try Subprocess(["ip", "netns", "exec", inGateway ? gatewayName : name] + arguments, standardOutput: output)
         processes.append(process)
         return process
     }
@@ -135,9 +132,100 @@ public final class TestNetwork: @unchecked Sendable {
             print('ready', flush=True)
             time.sleep(600)
             """
-        let pipe = Pipe()
+        let pipe = ExclusivePipe()
+        helperPipes.append(pipe)
         _ = try start(["/usr/bin/python3", "-c", script], output: pipe)
-        _ = pipe.fileHandleForReading.availableData  // returns once the device is attached
+        _ = pipe.readSome()  // returns once the device is attached
+    }
+
+    // MARK: - Name resolution
+
+    /// The directory `ip netns exec` bind-mounts over `/etc` files for the host namespace.
+    public var etcDirectory: String { "/etc/netns/\(name)" }
+
+    /// Writes the host namespace's own `/etc/resolv.conf` (in place, so a running process's bind mount sees it).
+    public func setResolverConfiguration(nameserver: String, timeoutSeconds: Int = 1, attempts: Int = 1) throws {
+        try writeEtc("resolv.conf", "nameserver \(nameserver)\noptions timeout:\(timeoutSeconds) attempts:\(attempts)\n")
+    }
+
+    /// Writes the host namespace's own `/etc/hosts`.
+    public func setHostsFile(_ lines: [String]) throws {
+        try writeEtc("hosts", (["127.0.0.1 localhost"] + lines).joined(separator: "\n") + "\n")
+    }
+
+    private func writeEtc(_ file: String, _ text: String) throws {
+        try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
+        let path = "\(etcDirectory)/\(file)"
+        if let handle = FileHandle(forWritingAtPath: path) {
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        } else {
+            try text.write(toFile: path, atomically: false, encoding: .utf8)
+        }
+    }
+
+    private var dnsRecordsDirectory: String?
+
+    /// Starts dnsmasq in the gateway namespace on `address`, answering for `.test` from `records`
+    /// (`/etc/hosts` lines) and NXDOMAIN for any other `.test` name; ``remove()`` stops it.
+    public func startDNS(on address: String, records: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-dns").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        dnsRecordsDirectory = directory
+        try setDNSRecords(records)
+        _ = try start(
+            [
+                "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv", "--no-hosts", "--user=root",
+                "--bind-interfaces", "--listen-address=\(address)", "--local=/test/", "--hostsdir=\(directory)",
+                "--pid-file=",
+            ], inGateway: true)
+        try waitForPort53(address)
+    }
+
+    /// Replaces the DNS server's records; dnsmasq notices through inotify.
+    public func setDNSRecords(_ records: [String]) throws {
+        guard let directory = dnsRecordsDirectory else { return }
+        let staging = "\(directory)/.records"
+        try (records.joined(separator: "\n") + "\n").write(toFile: staging, atomically: false, encoding: .utf8)
+        _ = rename(staging, "\(directory)/records")
+    }
+
+    /// Starts a UDP server on `address` port 53 in the gateway namespace that reads queries and never answers.
+    public func startSilentDNS(on address: String) throws {
+        let family = address.contains(":") ? "AF_INET6" : "AF_INET"
+        let script = """
+            import socket, time
+            s = socket.socket(socket.\(family), socket.SOCK_DGRAM)
+            s.bind(('\(address)', 53))
+            print('ready', flush=True)
+            while True:
+                s.recvfrom(2048)
+            """
+        let pipe = ExclusivePipe()
+        let errors = ExclusivePipe()
+        helperPipes += [pipe, errors]
+        processes.append(
+            try Subprocess(
+                ["ip", "netns", "exec", gatewayName, "/usr/bin/python3", "-c", script], standardOutput: pipe,
+                standardError: errors))
+        let ready = String(decoding: pipe.readSome(), as: UTF8.self)
+        guard ready.hasPrefix("ready") else {
+            let why = String(decoding: errors.readAll(), as: UTF8.self)
+            throw CommandError(
+                command: ["silent DNS"], result: CommandResult(status: 1, standardOutput: ready, standardError: why))
+        }
+    }
+
+    private func waitForPort53(_ address: String) throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            let sockets = try Command.run(["ip", "netns", "exec", gatewayName, "ss", "-lnu"]).standardOutput
+            if sockets.contains(address.contains(":") ? "[\(address)]:53" : "\(address):53") { return }
+            usleep(20_000)
+        }
+        throw CommandError(
+            command: ["dnsmasq"], result: CommandResult(status: 1, standardOutput: "", standardError: "never listened"))
     }
 
     // MARK: - Teardown
@@ -146,12 +234,13 @@ public final class TestNetwork: @unchecked Sendable {
     public func remove() {
         guard !isRemoved else { return }
         isRemoved = true
-        // SIGKILL: children of test threads inherit a mask that blocks SIGTERM.
-        for process in processes where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        for process in processes {
+            process.send(SIGKILL)
+            process.wait()
         }
         _ = try? Command.run(["ip", "netns", "del", name])
         _ = try? Command.run(["ip", "netns", "del", gatewayName])
+        try? FileManager.default.removeItem(atPath: etcDirectory)
+        if let dnsRecordsDirectory { try? FileManager.default.removeItem(atPath: dnsRecordsDirectory) }
     }
 }
