@@ -141,17 +141,19 @@ public final class NetworkReachability: Sendable {
     }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
-    public var flags: ReachabilityFlags? {
+    public var flags: ReachabilityFlags? { loggedSnapshot()?.flags }
+
+    /// The current status; `unknown` when the kernel could not be asked or a host's first resolution is pending.
+    public var status: NetworkReachabilityStatus { loggedSnapshot()?.status ?? .unknown }
+
+    private func loggedSnapshot() -> ReachabilitySnapshot? {
         do {
-            return try currentSnapshot().flags
+            return try currentSnapshot()
         } catch {
             logger.warning("reading reachability of \(target) failed: \(error)")
             return nil
         }
     }
-
-    /// The current status; `unknown` when the kernel could not be asked.
-    public var status: NetworkReachabilityStatus { flags.map(NetworkReachabilityStatus.init) ?? .unknown }
 
     /// Whether the target is reachable now over any link.
     public var isReachable: Bool { status.isReachable }

@@ -188,6 +188,8 @@ package final class ReachabilityMonitor: Sendable {
             }
         }
         for (sink, snapshot) in deliveries { sink(snapshot) }
+        // A host's pending state has now been heard: only then may its first resolution start.
+        for case .host(let name) in Set(due.map(\.1)) { hosts.beginResolving(name) }
     }
 
     private static func sum(_ a: MonitorStatistics, _ b: MonitorStatistics) -> MonitorStatistics {

@@ -8,6 +8,9 @@ final class HostDirectory: Sendable {
         var resolution: HostResolution
         var watchers = 0
         var timeout: Duration
+        /// Whether a resolution was ever asked for: a newly watched name waits until its pending state
+        /// has been delivered, so listeners always hear `unknown` first.
+        var started = false
     }
 
     // Guarded by its lock; never held while calling the change handler.
@@ -29,19 +32,25 @@ final class HostDirectory: Sendable {
 
     // MARK: - Watching
 
-    /// A registration starts watching `name`; the first one starts its resolution.
+    /// A registration starts watching `name`; resolution begins with ``beginResolving(_:)``.
     func watch(_ name: HostName, timeout: Duration) {
-        let isNew: Bool = entries.withLock { entries in
-            if var entry = entries[name] {
-                entry.watchers += 1
-                entry.timeout = min(entry.timeout, timeout)
-                entries[name] = entry
-                return false
-            }
-            entries[name] = Entry(resolution: HostResolution(name: name.name, state: .pending), watchers: 1, timeout: timeout)
-            return true
+        entries.withLock { entries in
+            var entry = entries[name] ?? Entry(resolution: HostResolution(name: name.name, state: .pending), timeout: timeout)
+            entry.watchers += 1
+            entry.timeout = min(entry.timeout, timeout)
+            entries[name] = entry
         }
-        if isNew { resolver?.resolve(name, timeout: timeout) }
+    }
+
+    /// Starts the first resolution of `name` unless one was already asked for.
+    func beginResolving(_ name: HostName) {
+        let timeout: Duration? = entries.withLock { entries in
+            guard var entry = entries[name], !entry.started else { return nil }
+            entry.started = true
+            entries[name] = entry
+            return entry.timeout
+        }
+        if let timeout { resolver?.resolve(name, timeout: timeout) }
     }
 
     /// A registration stops watching `name`.
@@ -53,7 +62,9 @@ final class HostDirectory: Sendable {
 
     /// Resolves every watched name again: the network or the resolver configuration changed.
     func refreshWatched() {
-        let due = entries.withLock { entries in entries.filter { $0.value.watchers > 0 }.map { ($0.key, $0.value.timeout) } }
+        let due = entries.withLock { entries in
+            entries.filter { $0.value.watchers > 0 && $0.value.started }.map { ($0.key, $0.value.timeout) }
+        }
         for (name, timeout) in due { resolver?.resolve(name, timeout: timeout) }
     }
 
@@ -69,7 +80,7 @@ final class HostDirectory: Sendable {
                 entries = entries.filter { $0.value.watchers > 0 }
             }
             let pending = HostResolution(name: name.name, state: .pending)
-            entries[name] = Entry(resolution: pending, timeout: timeout)
+            entries[name] = Entry(resolution: pending, timeout: timeout, started: true)
             return (pending, true)
         }
         if isNew || refresh { resolver?.resolve(name, timeout: timeout) }
