@@ -26,6 +26,30 @@ struct HostNamesInNamespaceTests {
         #expect(host(json)["chosenAddress"] as? String == TestNetwork.gatewayIPv4)
     }
 
+    @Test func internationalizedNameResolvesThroughItsPunycodeForm() throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        try network.setResolverConfiguration(nameserver: TestNetwork.gatewayIPv4)
+        try network.setHostsFile(["\(TestNetwork.gatewayIPv4) xn--bcher-kva.test"])
+        let (exit, json) = try ReachBinary.status(in: network, ["bücher.test"])
+        #expect(exit == 0)
+        #expect(host(json)["chosenAddress"] as? String == TestNetwork.gatewayIPv4)
+    }
+
+    @Test func editedHostsFileIsPickedUpWithoutANetworkChange() throws {
+        let network = try TestNetwork()
+        defer { network.remove() }
+        try network.setResolverConfiguration(nameserver: TestNetwork.gatewayIPv4)
+        try network.setHostsFile(["198.51.100.10 edited.test"])
+        let output = LineCollector()
+        _ = try network.start([ReachBinary.path, "watch", "edited.test", "--json"], output: output.pipe)
+        #expect(eventually { host(decode(output.lines.last ?? ""))["chosenAddress"] as? String == "198.51.100.10" })
+        // When /etc/hosts changes (written in place, as the bind mount requires), inotify triggers a new resolution
+        try network.setHostsFile(["\(TestNetwork.gatewayIPv4) edited.test"])
+        #expect(eventually { host(decode(output.lines.last ?? ""))["chosenAddress"] as? String == TestNetwork.gatewayIPv4 })
+        #expect(decode(output.lines.last ?? "")["flagsString"] as? String == "-R ------d")
+    }
+
     @Test func nameFromDNSWithAAndAAAARecordsReportsBothAndTheChosenOne() throws {
         let network = try TestNetwork()
         defer { network.remove() }

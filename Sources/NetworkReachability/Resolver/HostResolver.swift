@@ -39,8 +39,14 @@ final class HostResolver: Sendable {
     // Guarded by its lock; never held while reporting.
     private let state = Locked(State())
     private let report: Report
+    private let lookUp: @Sendable (String) -> Result<[IPAddress], SystemCall.ResolutionFailure>
 
-    init(report: @escaping Report) {
+    /// - Parameter lookUp: the blocking call; `getaddrinfo` unless a test supplies its own.
+    init(
+        lookUp: @escaping @Sendable (String) -> Result<[IPAddress], SystemCall.ResolutionFailure> = SystemCall.resolve,
+        report: @escaping Report
+    ) {
+        self.lookUp = lookUp
         self.report = report
     }
 
@@ -66,7 +72,7 @@ final class HostResolver: Sendable {
         timers.asyncAfter(deadline: .now() + seconds) { [self] in expire(name, id: flight.id) }
         lanes[flight.lane].async { [self] in
             let outcome: Outcome =
-                switch SystemCall.resolve(name.name) {
+                switch lookUp(name.name) {
                 case .success(let addresses): addresses.isEmpty ? .noAddress("no address") : .resolved(addresses)
                 case .failure(let failure): failure.isNoAddress ? .noAddress(failure.message) : .failed(failure.message)
                 }
