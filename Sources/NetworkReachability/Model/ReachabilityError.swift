@@ -4,6 +4,8 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidAddress(String, reason: String)
     /// The text is not a host name; `reason` says what is wrong.
     case invalidHostName(String, reason: String)
+    /// The text is not a NAT64 prefix RFC 6052 allows; `reason` says what is wrong.
+    case invalidNAT64Prefix(String, reason: String)
     /// The zone of an IPv6 address names no interface on this host.
     case unknownZone(String)
     /// The local address of an address pair is not one of this host's addresses.
@@ -20,6 +22,7 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .invalidAddress(let text, let reason): "invalid address '\(text)': \(reason)"
         case .invalidHostName(let text, let reason): "invalid host name '\(text)': \(reason)"
+        case .invalidNAT64Prefix(let text, let reason): "invalid NAT64 prefix '\(text)': \(reason)"
         case .unknownZone(let zone): "unknown zone '\(zone)': no interface has that name or index"
         case .localAddressNotOwned(let address): "local address \(address) is not an address of this host"
         case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
