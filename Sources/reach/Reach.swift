@@ -13,7 +13,7 @@ struct Reach: AsyncParsableCommand {
             (IPv6 may carry a %zone), or a host name. Reachable means a packet sent now can leave this host toward \
             the target.
             """,
-        subcommands: [StatusCommand.self, WatchCommand.self],
+        subcommands: [StatusCommand.self, WatchCommand.self, NAT64Command.self, SynthesizeCommand.self],
         defaultSubcommand: StatusCommand.self
     )
 

@@ -73,7 +73,7 @@ struct SnapshotPrinter: Sendable {
 
         enum CodingKeys: String, CodingKey {
             case target, status, connection, flags, flagsString, interface, gateway
-            case supportsIPv4, supportsIPv6, isExpensive, time, host
+            case supportsIPv4, supportsIPv6, isExpensive, time, host, isIPv6Only
         }
 
         let snapshot: ReachabilitySnapshot
@@ -94,6 +94,9 @@ struct SnapshotPrinter: Sendable {
             try container.encode(snapshot.path.supportsIPv6, forKey: .supportsIPv6)
             try container.encode(snapshot.path.isExpensive, forKey: .isExpensive)
             try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
+            if snapshot.target == .internet {  // only the internet target says whether the network is IPv6-only
+                try container.encode(snapshot.path.isIPv6Only, forKey: .isIPv6Only)
+            }
             if let host = snapshot.path.host {  // only host targets carry the key
                 try container.encode(
                     Host(

@@ -71,9 +71,10 @@ enum SystemCall {
 
     /// Resolves `name` with `getaddrinfo` (so /etc/hosts, nsswitch and the system's DNS apply). Blocks: call it
     /// only from the resolver's pool. Internationalized names are encoded by glibc (`AI_IDN`, in UTF-8).
-    static func resolve(_ name: String) -> Result<[IPAddress], ResolutionFailure> {
+    /// With `ipv6Only`, only AAAA answers come back (`AF_INET6`, no `AI_V4MAPPED`).
+    static func resolve(_ name: String, ipv6Only: Bool = false) -> Result<[IPAddress], ResolutionFailure> {
         var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        hints.ai_family = ipv6Only ? AF_INET6 : AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)  // one entry per address, not one per socket type
         var list: UnsafeMutablePointer<addrinfo>?
         let code = cnl_getaddrinfo_utf8(name, &hints, &list)

@@ -62,6 +62,7 @@ struct TargetEvaluator {
         var chosen = Self.rank(ipv6.flags) > Self.rank(ipv4.flags) ? ipv6 : ipv4
         chosen.path.supportsIPv4 = ipv4.status.isReachable
         chosen.path.supportsIPv6 = ipv6.status.isReachable
+        chosen.path.isInternet = true
         return chosen
     }
 

@@ -14,6 +14,11 @@ public struct ReachabilityPath: Sendable, Hashable {
     public var isExpensive: Bool
     /// For a host target: the resolution behind the path; `nil` for other targets.
     public var host: HostResolution?
+    /// For the internet: an IPv6 default (or split-default) route is usable and no IPv4 one is, the mark of an
+    /// IPv6-only network (where IPv4 destinations need NAT64). Always false for other targets.
+    public var isIPv6Only: Bool { supportsIPv6 && !supportsIPv4 && isInternet }
+    /// Set by the internet target's evaluation, so ``isIPv6Only`` speaks only for it.
+    var isInternet = false
 
     /// Makes a path.
     public init(

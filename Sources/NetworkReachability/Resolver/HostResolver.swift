@@ -43,7 +43,7 @@ final class HostResolver: Sendable {
 
     /// - Parameter lookUp: the blocking call; `getaddrinfo` unless a test supplies its own.
     init(
-        lookUp: @escaping @Sendable (String) -> Result<[IPAddress], SystemCall.ResolutionFailure> = SystemCall.resolve,
+        lookUp: @escaping @Sendable (String) -> Result<[IPAddress], SystemCall.ResolutionFailure> = { SystemCall.resolve($0) },
         report: @escaping Report
     ) {
         self.lookUp = lookUp

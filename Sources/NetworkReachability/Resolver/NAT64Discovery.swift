@@ -1,0 +1,54 @@
+import Dispatch
+
+/// Finds the network's NAT64 prefixes the RFC 7050 way: ask DNS64 for `ipv4only.arpa`'s AAAA records and
+/// locate the well-known IPv4 addresses 192.0.0.170 / 192.0.0.171 inside the answers.
+public enum NAT64Discovery {
+    /// The well-known IPv4 addresses of `ipv4only.arpa` (RFC 7050 §2.2).
+    static let wellKnownIPv4 = Set([[192, 0, 0, 170], [192, 0, 0, 171]].compactMap { IPAddress(bytes: $0) })
+
+    /// The name RFC 7050 resolves.
+    static let wellKnownName = "ipv4only.arpa"
+
+    private static let queue = DispatchQueue(label: "NetworkReachability.nat64-discovery")
+
+    /// Resolves `ipv4only.arpa` (AAAA only) off the caller's thread and returns the prefixes found, in answer
+    /// order; none when the network has no DNS64, the lookup fails, or no answer comes within `timeout`.
+    public static func discoverPrefixes(timeout: Duration) async -> [NAT64Prefix] {
+        let finished = Locked(false)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[NAT64Prefix], Never>) in
+            let finish = { @Sendable (prefixes: [NAT64Prefix]) in
+                let first = finished.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: prefixes) }
+            }
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish([]) }
+            queue.async {
+                switch SystemCall.resolve(wellKnownName, ipv6Only: true) {
+                case .success(let answers): finish(prefixes(in: answers))
+                case .failure: finish([])
+                }
+            }
+        }
+    }
+
+    /// The prefixes the AAAA answers imply: for each, the first length (96, 64, 56, 48, 40, 32, as RFC 7050 §3
+    /// orders them) at which a well-known IPv4 address sits where RFC 6052 embeds it.
+    static func prefixes(in answers: [IPAddress]) -> [NAT64Prefix] {
+        var found: [NAT64Prefix] = []
+        for answer in answers where answer.family == .ipv6 {
+            for length in [96, 64, 56, 48, 40, 32] {
+                var bytes = answer.withoutZone.bytes
+                for index in (length / 8)..<16 { bytes[index] = 0 }
+                guard let base = IPAddress(bytes: bytes), let prefix = try? NAT64Prefix(address: base, length: length),
+                    let embedded = prefix.extractIPv4(from: answer.withoutZone), wellKnownIPv4.contains(embedded)
+                else { continue }
+                if !found.contains(prefix) { found.append(prefix) }
+                break
+            }
+        }
+        return found
+    }
+}
