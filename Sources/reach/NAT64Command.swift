@@ -6,7 +6,11 @@ import NetworkReachability
 struct NAT64Command: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nat64",
-        abstract: "Print whether the network is IPv6-only and the NAT64 prefixes found (RFC 7050, through DNS64)."
+        abstract: "Print whether the network is IPv6-only, its NAT64 prefixes (router advertisements, DNS64), RDNSS and portal.",
+        discussion: """
+            The kernel keeps no copy of past router advertisements: this solicits them (where it may open a raw \
+            socket) and listens for --wait seconds, while asking DNS64 for ipv4only.arpa (RFC 7050).
+            """
     )
 
     @Option(name: .customLong("wait"), help: "Seconds to wait for the discovery answer.")
@@ -18,34 +22,73 @@ struct NAT64Command: AsyncParsableCommand {
     func run() async throws {
         let internet = try NetworkReachability(target: .internet).currentSnapshot()
         let resolver = ResolverConfiguration.current()
-        let prefixes = await NAT64Discovery.discoverPrefixes(timeout: wait.duration)
+        async let discovered = NAT64Discovery.discoverPrefixes(timeout: wait.duration)
+        async let heard = RouterAdvertisementListener.listen(for: wait.duration)
+        let advertised = RouterAdvertisementSummary(folding: await heard)
+        let fromAdvertisements = advertised.nat64Prefixes.map {
+            Record.Prefix(
+                prefix: $0.prefix.description, source: "routerAdvertisement", lifetime: Int($0.lifetime.components.seconds))
+        }
+        let fromDNS64 = await discovered.map { Record.Prefix(prefix: $0.description, source: "dns64", lifetime: nil) }
+        let record = Record(
+            isIPv6Only: internet.path.isIPv6Only, nameServers: resolver.nameServers.map(\.description),
+            nameServersIPv6Only: resolver.isIPv6Only, prefixes: fromAdvertisements + fromDNS64,
+            advertisedDNSServers: advertised.dnsServers.map(\.description), captivePortal: advertised.captivePortal)
         if json {
-            Output.line(Self.jsonLine(isIPv6Only: internet.path.isIPv6Only, resolver: resolver, prefixes: prefixes))
+            Output.line(Self.jsonLine(record))
             return
         }
         Output.line(
-            "IPv6-only: \(internet.path.isIPv6Only ? "yes" : "no") (routes); name servers: "
-                + (resolver.nameServers.isEmpty ? "none" : resolver.nameServers.map(\.description).joined(separator: ", ")))
-        if prefixes.isEmpty { Output.line("NAT64 prefix: none found") }
-        for prefix in prefixes { Output.line("NAT64 prefix: \(prefix) (dns64, RFC 7050)") }
+            "IPv6-only: \(record.isIPv6Only ? "yes" : "no") (routes); name servers: "
+                + (record.nameServers.isEmpty ? "none" : record.nameServers.joined(separator: ", ")))
+        if record.prefixes.isEmpty { Output.line("NAT64 prefix: none found") }
+        for prefix in record.prefixes {
+            Output.line("NAT64 prefix: \(prefix.prefix) (\(prefix.source)\(prefix.lifetime.map { ", lifetime \($0) s" } ?? ""))")
+        }
+        if !record.advertisedDNSServers.isEmpty {
+            Output.line("advertised DNS: \(record.advertisedDNSServers.joined(separator: ", "))")
+        }
+        if let portal = record.captivePortal { Output.line("captive portal: \(portal)") }
     }
 
     private struct Record: Encodable {
         struct Prefix: Encodable {
             var prefix: String
             var source: String
+            var lifetime: Int?
+
+            enum CodingKeys: String, CodingKey { case prefix, source, lifetime }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(prefix, forKey: .prefix)
+                try container.encode(source, forKey: .source)
+                try container.encode(lifetime, forKey: .lifetime)  // null for DNS64, which has none
+            }
         }
         var isIPv6Only: Bool
         var nameServers: [String]
         var nameServersIPv6Only: Bool
         var prefixes: [Prefix]
+        var advertisedDNSServers: [String]
+        var captivePortal: String?
+
+        enum CodingKeys: String, CodingKey {
+            case isIPv6Only, nameServers, nameServersIPv6Only, prefixes, advertisedDNSServers, captivePortal
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(isIPv6Only, forKey: .isIPv6Only)
+            try container.encode(nameServers, forKey: .nameServers)
+            try container.encode(nameServersIPv6Only, forKey: .nameServersIPv6Only)
+            try container.encode(prefixes, forKey: .prefixes)
+            try container.encode(advertisedDNSServers, forKey: .advertisedDNSServers)
+            try container.encode(captivePortal, forKey: .captivePortal)
+        }
     }
 
-    static func jsonLine(isIPv6Only: Bool, resolver: ResolverConfiguration, prefixes: [NAT64Prefix]) -> String {
-        let record = Record(
-            isIPv6Only: isIPv6Only, nameServers: resolver.nameServers.map(\.description),
-            nameServersIPv6Only: resolver.isIPv6Only,
-            prefixes: prefixes.map { Record.Prefix(prefix: $0.description, source: "dns64") })
+    private static func jsonLine(_ record: Record) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

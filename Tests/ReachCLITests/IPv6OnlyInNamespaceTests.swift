@@ -62,6 +62,25 @@ struct IPv6OnlyInNamespaceTests {
         #expect(synthesize.standardError.split(separator: "\n").count == 1)
     }
 
+    @Test func routerAdvertisementsCarryPref64RDNSSAndPortalAndALifetimeOfZeroWithdrawsThePrefix() throws {
+        let network = try TestNetwork(ipv4: false, ipv6: true)
+        defer { network.remove() }
+        let announcing = try network.startRouterAdvertisements(prefixLifetime: 1800)
+        let heard = try nat64(in: network, wait: "1.5")
+        let advertised = (heard["prefixes"] as? [[String: Any]] ?? []).first { $0["source"] as? String == "routerAdvertisement" }
+        #expect(advertised?["prefix"] as? String == "64:ff9b::/96")
+        #expect(advertised?["lifetime"] as? Int == 1800)
+        #expect(heard["advertisedDNSServers"] as? [String] == ["2001:db8::53"])
+        #expect(heard["captivePortal"] as? String == "https://portal.example/api")
+        // When the router advertises the prefix with lifetime 0, it is withdrawn (the rest is still heard)
+        announcing.send(SIGKILL)
+        announcing.wait()
+        _ = try network.startRouterAdvertisements(prefixLifetime: 0)
+        let withdrawn = try nat64(in: network, wait: "1.5")
+        #expect((withdrawn["prefixes"] as? [[String: Any]] ?? []).allSatisfy { $0["source"] as? String != "routerAdvertisement" })
+        #expect(withdrawn["advertisedDNSServers"] as? [String] == ["2001:db8::53"])
+    }
+
     @Test func invalidPrefixIsBadInput() throws {
         let result = try ReachBinary.run(["synthesize", "192.0.2.33", "--prefix", "64:ff9b::/95"])
         #expect(result.status == 64)

@@ -217,6 +217,34 @@ public final class TestNetwork: @unchecked Sendable {
         }
     }
 
+    /// Starts sending router advertisements from the gateway every 200 ms, carrying PREF64 `64:ff9b::/96` with
+    /// `prefixLifetime` seconds, RDNSS `2001:db8::53` and the captive-portal URI `https://portal.example/api`.
+    public func startRouterAdvertisements(prefixLifetime: Int) throws -> Subprocess {
+        let script = """
+            import socket, struct, time
+            index = socket.if_nametoindex('rngw')
+            s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_HOPS, 255)
+            s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, index)
+            header = struct.pack('!BBHBBHII', 134, 0, 0, 64, 0, 0, 0, 0)
+            scaled = (\(prefixLifetime) // 8) & 0x1FFF
+            pref64 = struct.pack('!BBH', 38, 2, scaled << 3) + socket.inet_pton(socket.AF_INET6, '64:ff9b::')[:12]
+            rdnss = struct.pack('!BBHI', 25, 3, 0, 600) + socket.inet_pton(socket.AF_INET6, '2001:db8::53')
+            uri = b'https://portal.example/api'
+            pad = (-(2 + len(uri))) % 8
+            portal = struct.pack('!BB', 37, (2 + len(uri) + pad) // 8) + uri + bytes(pad)
+            print('ready', flush=True)
+            while True:
+                s.sendto(header + pref64 + rdnss + portal, ('ff02::1', 0, 0, index))
+                time.sleep(0.2)
+            """
+        let pipe = ExclusivePipe()
+        helperPipes.append(pipe)
+        let process = try start(["/usr/bin/python3", "-c", script], output: pipe, inGateway: true)
+        _ = pipe.readSome()
+        return process
+    }
+
     private func waitForPort53(_ address: String) throws {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

@@ -112,6 +112,47 @@ enum SystemCall {
         }
     }
 
+    /// Sends an ICMPv6 Router Solicitation to ff02::2 out of `interfaceIndex`; best effort (it needs a raw
+    /// socket, so CAP_NET_RAW), silent on failure.
+    static func sendRouterSolicitation(interfaceIndex: Int) {
+        let descriptor = socket(AF_INET6, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(IPPROTO_ICMPV6))
+        guard descriptor >= 0 else { return }
+        defer { Glibc.close(descriptor) }
+        var hops: Int32 = 255  // RFC 4861 §6.1.1: receivers drop solicitations with another hop limit
+        var index = UInt32(interfaceIndex)
+        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, &hops, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_IF, &index, socklen_t(MemoryLayout<UInt32>.size))
+        var destination = sockaddr_in6()
+        destination.sin6_family = sa_family_t(AF_INET6)
+        withUnsafeMutableBytes(of: &destination.sin6_addr) { bytes in
+            for (offset, byte) in [0xFF, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02].enumerated() {
+                bytes[offset] = UInt8(byte)
+            }
+        }
+        destination.sin6_scope_id = UInt32(interfaceIndex)
+        let solicitation: [UInt8] = [133, 0, 0, 0, 0, 0, 0, 0]  // type, code, checksum (kernel fills), reserved
+        _ = solicitation.withUnsafeBytes { message in
+            withUnsafePointer(to: &destination) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, message.baseAddress, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+    }
+
+    /// Milliseconds on the monotonic clock, for bounded waits.
+    static func monotonicMilliseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
+    }
+
+    /// Blocks until `descriptor` is readable or `milliseconds` pass; returns whether it is readable.
+    static func waitReadable(_ descriptor: Int32, milliseconds: Int) throws(ReachabilityError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return try run("poll") { poll(&entry, 1, Int32(clamping: milliseconds)) } > 0
+    }
+
     /// Whether a path exists (`access(F_OK)`).
     static func pathExists(_ path: String) -> Bool {
         path.withCString { access($0, F_OK) } == 0
