@@ -35,7 +35,7 @@ struct NAT64Command: AsyncParsableCommand {
             nameServersIPv6Only: resolver.isIPv6Only, prefixes: fromAdvertisements + fromDNS64,
             advertisedDNSServers: advertised.dnsServers.map(\.description), captivePortal: advertised.captivePortal)
         if json {
-            Output.line(Self.jsonLine(record))
+            Output.line(Output.jsonLine(record))
             return
         }
         Output.line(
@@ -88,9 +88,4 @@ struct NAT64Command: AsyncParsableCommand {
         }
     }
 
-    private static func jsonLine(_ record: Record) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(record)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
 }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import Glibc
 
 /// Writes whole lines straight to a descriptor: each line leaves the process at once (no stdio buffer
@@ -16,4 +17,11 @@ enum Output {
     }
 
     static func error(_ text: String) { line(text, to: STDERR_FILENO) }
+
+    /// `value` as one line of JSON, keys sorted so lines are stable, slashes unescaped (URLs stay readable).
+    static func jsonLine(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
 }

@@ -38,11 +38,7 @@ struct SnapshotPrinter: Sendable {
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
     static func jsonLine(_ snapshot: ReachabilitySnapshot, target: String) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let record = Record(snapshot: snapshot, target: target)
-        guard let data = try? encoder.encode(record) else { return "{}" }
-        return String(decoding: data, as: UTF8.self)
+        Output.jsonLine(Record(snapshot: snapshot, target: target))
     }
 
     private struct Record: Encodable {
