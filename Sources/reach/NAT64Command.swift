@@ -1,5 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
 import NetworkReachability
 
 /// `reach nat64`: whether the network is IPv6-only, and its NAT64 prefixes.
