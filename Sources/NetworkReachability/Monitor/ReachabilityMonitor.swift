@@ -54,7 +54,33 @@ package final class ReachabilityMonitor: Sendable {
     package func register(
         _ target: ReachabilityTarget, resolutionTimeout: Duration, sink: @escaping Sink
     ) throws(ReachabilityError) -> UInt64 {
-        let (id, loop, isNew) = try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
+        // Watch before the registration is visible, so no evaluation can meet the name unknown to the directory.
+        if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
+        let registered: (UInt64, Loop, Bool)
+        do {
+            registered = try register(target, sink: sink)
+        } catch {
+            if case .host(let name) = target { hosts.unwatch(name) }
+            throw error
+        }
+        let (id, loop, isNew) = registered
+        if isNew {
+            do {
+                let thread = try MonitorThread { [self] in run(loop) }
+                loop.thread.withLock { $0 = thread }
+            } catch {
+                unregister(id)
+                throw error
+            }
+        }
+        loop.source.wake()
+        return id
+    }
+
+    /// Adds the registration, opening the subscription when it is the first; returns its id, the loop, and
+    /// whether the loop is new (then the caller starts its thread).
+    private func register(_ target: ReachabilityTarget, sink: @escaping Sink) throws(ReachabilityError) -> (UInt64, Loop, Bool) {
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
             state.nextID += 1
             let existing = state.loop
@@ -69,18 +95,6 @@ package final class ReachabilityMonitor: Sendable {
             state.awaitingFirstEvaluation.insert(id)
             return (id, loop, existing == nil)
         }
-        if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
-        if isNew {
-            do {
-                let thread = try MonitorThread { [self] in run(loop) }
-                loop.thread.withLock { $0 = thread }
-            } catch {
-                unregister(id)
-                throw error
-            }
-        }
-        loop.source.wake()
-        return id
     }
 
     /// Stops delivering to a registration; the last one out closes the subscription and joins its thread.
