@@ -1,7 +1,7 @@
 import ArgumentParser
 import NetworkReachability
 
-/// `--resolution-timeout SECONDS`: a positive number of seconds, at most an hour.
+/// A positive number of seconds, at most an hour: `--resolution-timeout` and `reach nat64 --wait`.
 struct ResolutionTimeout: ExpressibleByArgument, Sendable {
     static let standard = ResolutionTimeout(duration: NetworkReachability.defaultResolutionTimeout)
 
@@ -16,5 +16,9 @@ struct ResolutionTimeout: ExpressibleByArgument, Sendable {
         duration = .milliseconds(Int64(seconds * 1000))
     }
 
-    var defaultValueDescription: String { "5" }
+    /// The value in seconds, as `--help` shows a default.
+    var defaultValueDescription: String {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds == 0 ? "\(seconds)" : "\(Double(seconds) + Double(attoseconds) / 1e18)"
+    }
 }
