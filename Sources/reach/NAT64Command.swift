@@ -13,7 +13,10 @@ struct NAT64Command: AsyncParsableCommand {
     )
 
     @Option(name: .customLong("wait"), help: "Seconds to wait for the discovery answer.")
-    var wait: ResolutionTimeout = ResolutionTimeout(duration: .seconds(3))
+    var wait: ResolutionTimeout = Self.defaultWait
+
+    /// How long discovery listens and waits for DNS64 unless told otherwise (issue: 3 s).
+    static let defaultWait = ResolutionTimeout(duration: .seconds(3))
 
     @Flag(help: "Print one JSON object instead of lines of text.")
     var json = false

@@ -20,7 +20,7 @@ struct SynthesizeCommand: AsyncParsableCommand {
         let nat64: NAT64Prefix
         if let prefix {
             nat64 = try NAT64Prefix(prefix)
-        } else if let discovered = await NAT64Discovery.discoverPrefixes(timeout: .seconds(3)).first {
+        } else if let discovered = await NAT64Discovery.discoverPrefixes(timeout: NAT64Command.defaultWait.duration).first {
             nat64 = discovered
         } else {
             Output.error("reach: no NAT64 prefix found (no DNS64 answer for ipv4only.arpa); pass --prefix")

@@ -29,7 +29,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     package var synchronousExchangeCount: Int { queries.exchangeCount }
 
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
-        try evaluator(resolutionTimeout: .seconds(5)).validate(target)
+        try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
 
     /// One `sendmsg` per route lookup: the route and its likely output link are asked together.

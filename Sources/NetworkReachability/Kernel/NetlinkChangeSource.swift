@@ -79,7 +79,10 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
         try TargetEvaluator(
             queries: queries, links: links, classifier: classifier,
-            hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: .seconds(5), refresh: false) }
+            // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
+            hostResolution: { [hosts] in
+                hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false)
+            }
         ).evaluate(target)
     }
 

@@ -76,9 +76,11 @@ struct TargetEvaluator {
         for address in resolution.addresses {
             evaluated.append((address, try evaluate(.address(address))))
         }
-        let chosen =
-            evaluated.first { $0.snapshot.status.isReachable } ?? evaluated.first { $0.snapshot.flags.contains(.reachable) }
-            ?? evaluated[0]
+        // The most usable address by the internet's rule; on a tie the first, in getaddrinfo's (RFC 6724) order.
+        let best = evaluated.map { Self.rank($0.snapshot.flags) }.max() ?? 0
+        guard let chosen = evaluated.first(where: { Self.rank($0.snapshot.flags) == best }) else {
+            return ReachabilitySnapshot(target: .host(name), flags: [], path: ReachabilityPath(host: resolution))
+        }
         var path = chosen.snapshot.path
         path.supportsIPv4 = evaluated.contains { $0.address.family == .ipv4 && $0.snapshot.status.isReachable }
         path.supportsIPv6 = evaluated.contains { $0.address.family == .ipv6 && $0.snapshot.status.isReachable }
