@@ -14,8 +14,9 @@ public struct ReachabilitySnapshot: Sendable, Hashable {
         self.path = path
     }
 
-    /// The status the flags imply; `unknown` while a host's first resolution is pending.
+    /// The status the flags imply; `unknown` while a host's first resolution is pending, or while an IPv4
+    /// address on an IPv6-only network waits for the first NAT64 discovery.
     public var status: NetworkReachabilityStatus {
-        path.host?.state == .pending ? .unknown : NetworkReachabilityStatus(flags)
+        path.host?.state == .pending || path.awaitsNAT64Discovery ? .unknown : NetworkReachabilityStatus(flags)
     }
 }

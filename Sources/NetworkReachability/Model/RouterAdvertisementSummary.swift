@@ -10,15 +10,23 @@ public struct RouterAdvertisementSummary: Sendable, Hashable {
 
     /// Folds advertisements, oldest first.
     public init(folding advertisements: [RouterAdvertisement]) {
-        for advertisement in advertisements {
-            for advertised in advertisement.nat64Prefixes {
-                nat64Prefixes.removeAll { $0.prefix == advertised.prefix }
-                if advertised.lifetime > .zero { nat64Prefixes.append(advertised) }
+        for advertisement in advertisements { fold(advertisement) }
+    }
+
+    /// Applies one more advertisement on top of what is in force.
+    mutating func fold(_ advertisement: RouterAdvertisement) {
+        for advertised in advertisement.nat64Prefixes {
+            let existing = nat64Prefixes.firstIndex { $0.prefix == advertised.prefix }
+            switch (existing, advertised.lifetime > .zero) {
+            case (let index?, true): nat64Prefixes[index] = advertised
+            case (let index?, false): nat64Prefixes.remove(at: index)
+            case (nil, true): nat64Prefixes.append(advertised)
+            case (nil, false): break
             }
-            if let lifetime = advertisement.dnsLifetime {
-                dnsServers = lifetime > .zero ? advertisement.dnsServers : []
-            }
-            if let portal = advertisement.captivePortal { captivePortal = portal }
         }
+        if let lifetime = advertisement.dnsLifetime {
+            dnsServers = lifetime > .zero ? advertisement.dnsServers : []
+        }
+        if let portal = advertisement.captivePortal { captivePortal = portal }
     }
 }
