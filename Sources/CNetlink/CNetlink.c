@@ -34,7 +34,7 @@ uint8_t cnl_if_oper_up(void) { return IF_OPER_UP; }
 uint32_t cnl_reachability_groups(void) {
     // Legacy bind() group masks: bit (group - 1). All these groups are below 32.
     const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE };
+        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE, RTNLGRP_ND_USEROPT };
     uint32_t mask = 0;
     for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) mask |= 1u << (groups[i] - 1);
     return mask;

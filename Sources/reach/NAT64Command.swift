@@ -28,10 +28,9 @@ struct NAT64Command: AsyncParsableCommand {
         async let heard = RouterAdvertisementListener.listen(for: wait.duration)
         let advertised = RouterAdvertisementSummary(folding: await heard)
         let fromAdvertisements = advertised.nat64Prefixes.map {
-            Record.Prefix(
-                prefix: $0.prefix.description, source: "routerAdvertisement", lifetime: Int($0.lifetime.components.seconds))
+            NAT64PrefixRecord(DiscoveredNAT64Prefix(prefix: $0.prefix, source: .routerAdvertisement, lifetime: $0.lifetime))
         }
-        let fromDNS64 = await discovered.map { Record.Prefix(prefix: $0.description, source: "dns64", lifetime: nil) }
+        let fromDNS64 = await discovered.map { NAT64PrefixRecord(DiscoveredNAT64Prefix(prefix: $0, source: .dns64)) }
         let record = Record(
             isIPv6Only: internet.path.isIPv6Only, nameServers: resolver.nameServers.map(\.description),
             nameServersIPv6Only: resolver.isIPv6Only, prefixes: fromAdvertisements + fromDNS64,
@@ -44,9 +43,7 @@ struct NAT64Command: AsyncParsableCommand {
             "IPv6-only: \(record.isIPv6Only ? "yes" : "no") (routes); name servers: "
                 + (record.nameServers.isEmpty ? "none" : record.nameServers.joined(separator: ", ")))
         if record.prefixes.isEmpty { Output.line("NAT64 prefix: none found") }
-        for prefix in record.prefixes {
-            Output.line("NAT64 prefix: \(prefix.prefix) (\(prefix.source)\(prefix.lifetime.map { ", lifetime \($0) s" } ?? ""))")
-        }
+        for prefix in record.prefixes { Output.line("NAT64 prefix: \(prefix.text)") }
         if !record.advertisedDNSServers.isEmpty {
             Output.line("advertised DNS: \(record.advertisedDNSServers.joined(separator: ", "))")
         }
@@ -54,24 +51,10 @@ struct NAT64Command: AsyncParsableCommand {
     }
 
     private struct Record: Encodable {
-        struct Prefix: Encodable {
-            var prefix: String
-            var source: String
-            var lifetime: Int?
-
-            enum CodingKeys: String, CodingKey { case prefix, source, lifetime }
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(prefix, forKey: .prefix)
-                try container.encode(source, forKey: .source)
-                try container.encode(lifetime, forKey: .lifetime)  // null for DNS64, which has none
-            }
-        }
         var isIPv6Only: Bool
         var nameServers: [String]
         var nameServersIPv6Only: Bool
-        var prefixes: [Prefix]
+        var prefixes: [NAT64PrefixRecord]
         var advertisedDNSServers: [String]
         var captivePortal: String?
 

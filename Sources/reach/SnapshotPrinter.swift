@@ -25,6 +25,12 @@ struct SnapshotPrinter: Sendable {
         if let gateway = snapshot.path.gateway {
             line += ", gateway \(gateway)"
         }
+        if let synthesized = snapshot.path.synthesizedAddress {
+            line += ", through NAT64 as \(synthesized)"
+        }
+        if let prefix = snapshot.path.nat64Prefixes.first {
+            line += ", NAT64 prefix \(NAT64PrefixRecord(prefix).text)"
+        }
         if let host = snapshot.path.host {
             switch host.state {
             case .pending: line += " (resolution pending)"
@@ -70,6 +76,7 @@ struct SnapshotPrinter: Sendable {
         enum CodingKeys: String, CodingKey {
             case target, status, connection, flags, flagsString, interface, gateway
             case supportsIPv4, supportsIPv6, isExpensive, time, host, isIPv6Only
+            case nat64Prefixes, advertisedDNSServers, captivePortal, synthesizedAddress
         }
 
         let snapshot: ReachabilitySnapshot
@@ -90,8 +97,14 @@ struct SnapshotPrinter: Sendable {
             try container.encode(snapshot.path.supportsIPv6, forKey: .supportsIPv6)
             try container.encode(snapshot.path.isExpensive, forKey: .isExpensive)
             try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
-            if snapshot.target == .internet {  // only the internet target says whether the network is IPv6-only
+            if snapshot.target == .internet {  // only the internet target speaks for the network as a whole
                 try container.encode(snapshot.path.isIPv6Only, forKey: .isIPv6Only)
+                try container.encode(snapshot.path.nat64Prefixes.map(NAT64PrefixRecord.init), forKey: .nat64Prefixes)
+                try container.encode(snapshot.path.advertisedDNSServers.map(\.description), forKey: .advertisedDNSServers)
+                try container.encode(snapshot.path.captivePortal, forKey: .captivePortal)
+            }
+            if let synthesized = snapshot.path.synthesizedAddress {  // only an IPv4 address reached through NAT64
+                try container.encode(synthesized.description, forKey: .synthesizedAddress)
             }
             if let host = snapshot.path.host {  // only host targets carry the key
                 try container.encode(

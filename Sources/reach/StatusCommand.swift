@@ -23,12 +23,11 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let argument = try TargetArgument(target, from: local)
         let reachability = try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
-        let snapshot: ReachabilitySnapshot
-        if case .host = argument.target {
-            // A host's first answer comes from its first resolution, which the timeout bounds.
-            snapshot = try await reachability.updates.first { $0.status != .unknown } ?? reachability.currentSnapshot()
-        } else {
-            snapshot = try reachability.currentSnapshot()
+        var snapshot = try reachability.currentSnapshot()
+        if snapshot.status == .unknown {
+            // A host's first resolution, or the first NAT64 discovery for an IPv4 address on an IPv6-only
+            // network, is still running; each has its own timeout, which bounds this wait.
+            snapshot = await reachability.updates.first { $0.status != .unknown } ?? snapshot
         }
         SnapshotPrinter(json: json).print(snapshot, as: argument.text)
         if !snapshot.status.isReachable { throw ExitCode(1) }

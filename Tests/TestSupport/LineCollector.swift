@@ -33,6 +33,18 @@ public final class LineCollector: @unchecked Sendable {
         recorder.waitFor(count, timeout: timeout)
     }
 
+    /// Waits until a line after the first `skipping` ones satisfies `matches`; returns it, or `nil` after `timeout`.
+    public func waitForLine(
+        after skipping: Int = 0, timeout: TimeInterval = 10, where matches: (String) -> Bool
+    ) -> String? {
+        var found: String?
+        _ = eventually(timeout: timeout) {
+            found = lines.dropFirst(skipping).first(where: matches)
+            return found != nil
+        }
+        return found
+    }
+
     /// Waits `interval` and returns the lines, to check that nothing more arrives.
     public func linesAfterQuiet(_ interval: TimeInterval = 0.7) -> [String] {
         recorder.valuesAfterQuiet(interval)

@@ -38,7 +38,7 @@ uint8_t cnl_if_oper_up(void);
 // MARK: - Multicast groups of the subscription
 
 /// The rtnetlink groups whose messages can change a reachability answer:
-/// links, IPv4/IPv6 addresses, IPv4/IPv6 routes and IPv4/IPv6 policy rules.
+/// links, IPv4/IPv6 addresses, IPv4/IPv6 routes, IPv4/IPv6 policy rules, and router advertisement options.
 uint32_t cnl_reachability_groups(void);
 
 // MARK: - Router advertisement options (RTM_NEWNDUSEROPT)

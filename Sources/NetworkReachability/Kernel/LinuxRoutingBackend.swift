@@ -7,6 +7,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let classifier: InterfaceClassifier
     private let hints = OutputInterfaceHints()
     private let hosts = HostDirectory()
+    private let provisioning = ProvisioningDirectory()
     package let monitor: ReachabilityMonitor
 
     /// Makes a backend whose sockets open in `namespace` (the caller's when `nil`).
@@ -19,9 +20,12 @@ package final class LinuxRoutingBackend: RoutingBackend {
         self.classifier = classifier
         queries = KernelQueries(namespace: namespace)
         let hosts = hosts
-        monitor = ReachabilityMonitor(hosts: hosts) { () throws(ReachabilityError) -> any RoutingChangeSource in
+        let provisioning = provisioning
+        monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
+            () throws(ReachabilityError) -> any RoutingChangeSource in
             try NetlinkChangeSource(
-                namespace: namespace, classifier: classifier, hosts: hosts, receiveBufferSize: receiveBufferSize)
+                namespace: namespace, classifier: classifier, hosts: hosts, provisioning: provisioning,
+                receiveBufferSize: receiveBufferSize)
         }
     }
 
@@ -43,6 +47,6 @@ package final class LinuxRoutingBackend: RoutingBackend {
         TargetEvaluator(
             queries: queries, links: queries, classifier: classifier,
             hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: resolutionTimeout, refresh: true) },
-            hints: hints)
+            provisioning: provisioning, hints: hints)
     }
 }

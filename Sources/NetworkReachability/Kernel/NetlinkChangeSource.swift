@@ -1,17 +1,22 @@
 import CNetlink
 import Glibc
 
-/// The rtnetlink subscription: links, addresses, routes and rules of both families, read by blocking in
-/// `poll` on the socket and an `eventfd` (for wake-ups) — never by polling on a timer.
+/// The rtnetlink subscription: links, addresses, routes and rules of both families, and the router
+/// advertisement options the kernel passes on, read by blocking in `poll` on the socket and an `eventfd`
+/// (for wake-ups) — never by polling on a timer. The one deadline it keeps is the next advertised lifetime
+/// to lapse.
 ///
 /// Messages are drained until the socket would block, so a burst costs one evaluation pass. Datagrams
-/// from user space (sender port id ≠ 0) are dropped and counted; on `ENOBUFS` the links are re-read.
+/// from user space (sender port id ≠ 0) are dropped and counted; on `ENOBUFS` the links are re-read and
+/// advertisements solicited again.
 final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let subscription: NetlinkSocket
     private let wakeDescriptor: Int32
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
     private let hosts: HostDirectory
+    private let provisioning: ProvisioningDirectory
+    private let namespace: NetworkNamespace?
     /// `nil` when inotify is unavailable: then only network changes trigger re-resolution.
     private let resolverFiles = ResolverConfigurationWatcher()
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
@@ -23,7 +28,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let isClosed = Locked(false)
 
     init(
-        namespace: NetworkNamespace?, classifier: InterfaceClassifier, hosts: HostDirectory, receiveBufferSize: Int?
+        namespace: NetworkNamespace?, classifier: InterfaceClassifier, hosts: HostDirectory,
+        provisioning: ProvisioningDirectory, receiveBufferSize: Int?
     ) throws(ReachabilityError) {
         // Subscribe before the first dump, so no change between the two is missed.
         subscription = try NetlinkSocket(
@@ -37,6 +43,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         queries = KernelQueries(namespace: namespace)
         self.classifier = classifier
         self.hosts = hosts
+        self.provisioning = provisioning
+        self.namespace = namespace
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -44,6 +52,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             SystemCall.close(wakeDescriptor)
             throw error
         }
+        solicitAdvertisements()
     }
 
     // MARK: - RoutingChangeSource
@@ -54,10 +63,16 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: resolverFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
         ]
+        // Block without end, unless an advertised lifetime lapses first.
+        let timeout = provisioning.nextDeadline.map { Int32(clamping: max(0, $0 - SystemCall.monotonicMilliseconds())) } ?? -1
+        let ready: Int32
         do {
-            try SystemCall.run("poll") { poll(&descriptors, nfds_t(descriptors.count), -1) }
+            ready = try SystemCall.run("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
         } catch {
             return .failed(error)
+        }
+        if ready == 0 {
+            return provisioning.expire(at: SystemCall.monotonicMilliseconds()) ? .advertisementsChanged : .woken
         }
         if descriptors[1].revents != 0 {
             var value: UInt64 = 0
@@ -82,7 +97,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
             hostResolution: { [hosts] in
                 hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false)
-            }
+            },
+            provisioning: provisioning
         ).evaluate(target)
     }
 
@@ -105,6 +121,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
 
     private func drain() -> RoutingChange {
         var relevant = false
+        var advertised = false
         var overflowed = false
         var malformed = 0
         var foreign = 0
@@ -131,6 +148,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 for message in messages {
                     switch apply(message) {
                     case .relevant: relevant = true
+                    case .advertised: advertised = true
                     case .malformed: malformed += 1
                     case .ignored: break
                     }
@@ -141,22 +159,36 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 return .failed(error)
             }
         }
-        guard overflowed else { return relevant ? .changed : .woken }
+        guard overflowed else { return relevant ? .changed : advertised ? .advertisementsChanged : .woken }
         do {
             links = LinkTable(try queries.links())
         } catch {
             return .failed(error)
         }
+        solicitAdvertisements()  // the kernel keeps no copy of the advertisements the overflow may have lost
         return .resynchronized
     }
 
-    private enum Disposition { case relevant, malformed, ignored }
+    /// Asks the routers on every usable interface to advertise now (where the process may send raw ICMPv6),
+    /// rather than waiting minutes for their next unsolicited advertisement.
+    private func solicitAdvertisements() {
+        for link in links.allLinks() where link.isReadyToCarry && !link.isLoopback {
+            if let namespace {
+                try? namespace.perform { SystemCall.sendRouterSolicitation(interfaceIndex: link.index) }
+            } else {
+                SystemCall.sendRouterSolicitation(interfaceIndex: link.index)
+            }
+        }
+    }
+
+    private enum Disposition { case relevant, advertised, malformed, ignored }
 
     private func apply(_ message: NetlinkMessage) -> Disposition {
         switch Int(message.type) {
         case Int(RTM_NEWLINK), Int(RTM_DELLINK):
             guard let link = LinkMessage(message) else { return .malformed }
             links.apply(link)
+            if message.type == UInt16(RTM_DELLINK) { _ = provisioning.forgetInterface(link.index) }
             return .relevant
         case Int(RTM_NEWADDR), Int(RTM_DELADDR):
             return AddressMessage(message) == nil ? .malformed : .relevant
@@ -165,6 +197,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         case Int(RTM_NEWRULE), Int(RTM_DELRULE):
             // struct fib_rule_hdr is 12 bytes; the rule's content does not matter, only that it changed.
             return message.payload.count >= 12 ? .relevant : .malformed
+        case Int(RTM_NEWNDUSEROPT):
+            guard let advertisement = NDUserOptionMessage.parse(message) else { return .malformed }
+            return provisioning.record(advertisement, at: SystemCall.monotonicMilliseconds()) ? .advertised : .ignored
         default:
             return .ignored
         }

@@ -11,6 +11,8 @@ struct TargetEvaluator {
     let classifier: InterfaceClassifier
     /// The latest resolution of a host name (the monitor's view, or a synchronous read's).
     let hostResolution: (HostName) -> HostResolution
+    /// NAT64 prefixes, advertised DNS servers and portal.
+    let provisioning: ProvisioningDirectory
     /// Set on the synchronous path, where links are asked of the kernel: prefetch the likely link.
     var hints: OutputInterfaceHints? = nil
 
@@ -25,7 +27,9 @@ struct TargetEvaluator {
             return try evaluateLinkLocal()
         case .address(let address):
             guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
-            return try snapshot(target, family: address.family, lookup(address, interfaceIndex: zoneIndex))
+            let direct = try snapshot(target, family: address.family, lookup(address, interfaceIndex: zoneIndex))
+            guard address.family == .ipv4, direct.flags.isEmpty else { return direct }
+            return try evaluateThroughNAT64(address) ?? direct
         case .addressPair(let local, let remote):
             guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
                 return Self.unreachable(target)
@@ -56,14 +60,51 @@ struct TargetEvaluator {
     // MARK: - Evaluation
 
     private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
-        let ipv4 = try snapshot(.internet, family: .ipv4, lookup(Self.internetProbeIPv4))
-        let ipv6 = try snapshot(.internet, family: .ipv6, lookup(Self.internetProbeIPv6))
+        let (ipv4, ipv6) = try internetByFamily()
         // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
         var chosen = Self.rank(ipv6.flags) > Self.rank(ipv4.flags) ? ipv6 : ipv4
         chosen.path.supportsIPv4 = ipv4.status.isReachable
         chosen.path.supportsIPv6 = ipv6.status.isReachable
         chosen.path.isInternet = true
+        let provisions = provisions(ipv4: ipv4, ipv6: ipv6)
+        chosen.path.nat64Prefixes = provisions.nat64Prefixes
+        chosen.path.advertisedDNSServers = provisions.dnsServers
+        chosen.path.captivePortal = provisions.captivePortal
         return chosen
+    }
+
+    private func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
+        (
+            try snapshot(.internet, family: .ipv4, lookup(Self.internetProbeIPv4)),
+            try snapshot(.internet, family: .ipv6, lookup(Self.internetProbeIPv6))
+        )
+    }
+
+    /// What the network provisions on the IPv6 route's interface; on an IPv6-only network this is also what
+    /// starts DNS64 discovery.
+    private func provisions(ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) -> ProvisioningDirectory.Provisions {
+        let isIPv6Only = ipv6.status.isReachable && !ipv4.status.isReachable
+        let network = ProvisioningDirectory.Network(interfaceIndex: ipv6.path.interface?.index, gateway: ipv6.path.gateway)
+        return provisioning.provisions(onInterface: ipv6.path.interface?.index, ipv6OnlyNetwork: isIPv6Only ? network : nil)
+    }
+
+    /// An IPv4 address no route carries, on an IPv6-only network with a known NAT64 prefix: evaluated through
+    /// its synthesized address (RFC 6052), with the first prefix (advertised ones first). `nil` when the
+    /// network is not IPv6-only or knows no prefix; unknown while the first DNS64 discovery runs.
+    private func evaluateThroughNAT64(_ address: IPAddress) throws(ReachabilityError) -> ReachabilitySnapshot? {
+        let (ipv4, ipv6) = try internetByFamily()
+        guard ipv6.status.isReachable, !ipv4.status.isReachable else { return nil }
+        let provisions = provisions(ipv4: ipv4, ipv6: ipv6)
+        guard let prefix = provisions.nat64Prefixes.first?.prefix else {
+            guard provisions.isDiscovering else { return nil }
+            var waiting = Self.unreachable(.address(address))
+            waiting.path.awaitsNAT64Discovery = true
+            return waiting
+        }
+        let synthesized = try prefix.synthesize(address)
+        var result = try snapshot(.address(address), family: .ipv6, lookup(synthesized))
+        result.path.synthesizedAddress = synthesized
+        return result
     }
 
     /// Each resolved address is evaluated as an address target; the path is the first reachable one's, in

@@ -37,12 +37,19 @@ package final class ReachabilityMonitor: Sendable {
     private let state = Locked(State())
     private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
     private let hosts: HostDirectory
+    private let provisioning: ProvisioningDirectory
     private let logger = Logger(label: "NetworkReachability.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
 
-    init(hosts: HostDirectory, openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource) {
+    init(
+        hosts: HostDirectory, provisioning: ProvisioningDirectory,
+        openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
+    ) {
         self.hosts = hosts
+        self.provisioning = provisioning
         self.openSource = openSource
-        hosts.onChange { [weak self] name in self?.reevaluate(.host(name)) }
+        hosts.onChange { [weak self] name in self?.reevaluate { $0 == .host(name) } }
+        // A DNS64 answer can change the internet's prefixes and every IPv4 address's path (hosts' too).
+        provisioning.onChange { [weak self] in self?.reevaluate { _ in true } }
     }
 
     // MARK: - Registration
@@ -116,10 +123,11 @@ package final class ReachabilityMonitor: Sendable {
         finished.thread.withLock { $0 }?.join()
     }
 
-    /// Evaluates every registration of `target` again soon (a host's resolution changed).
-    func reevaluate(_ target: ReachabilityTarget) {
+    /// Evaluates every registration whose target matches again soon (a host's resolution, or what DNS64
+    /// revealed, changed).
+    func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
-            let ids = state.registrations.filter { $0.value.target == target }.map(\.key)
+            let ids = state.registrations.filter { matches($0.value.target) }.map(\.key)
             state.awaitingFirstEvaluation.formUnion(ids)
             return ids.isEmpty ? nil : state.loop
         }
@@ -159,10 +167,14 @@ package final class ReachabilityMonitor: Sendable {
                 continue
             }
             switch change {
-            case .changed, .resynchronized, .resolverConfigurationChanged: hosts.refreshWatched()
-            case .woken, .failed: break
+            case .changed, .resynchronized: hosts.refreshWatched()
+            case .resolverConfigurationChanged:
+                hosts.refreshWatched()
+                provisioning.rediscover()
+            case .advertisementsChanged, .woken, .failed: break
             }
-            evaluate(everything: change == .changed || change == .resynchronized, source: loop.source)
+            let everything = change == .changed || change == .resynchronized || change == .advertisementsChanged
+            evaluate(everything: everything, source: loop.source)
             change = loop.source.waitForChanges()
         }
         loop.source.close()

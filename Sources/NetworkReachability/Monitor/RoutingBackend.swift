@@ -16,6 +16,8 @@ package protocol RoutingBackend: AnyObject, Sendable {
 package enum RoutingChange: Sendable, Equatable {
     /// Messages that can change answers arrived and were applied.
     case changed
+    /// Only what routers advertise (NAT64 prefixes, DNS servers, portal) changed or lapsed.
+    case advertisementsChanged
     /// The socket overflowed (`ENOBUFS`); the state was re-read in full.
     case resynchronized
     /// Only a wake-up: new registrations, or hosts with a new resolution, may be waiting for evaluation.

@@ -14,22 +14,28 @@ public enum NAT64Discovery {
     /// Resolves `ipv4only.arpa` (AAAA only) off the caller's thread and returns the prefixes found, in answer
     /// order; none when the network has no DNS64, the lookup fails, or no answer comes within `timeout`.
     public static func discoverPrefixes(timeout: Duration) async -> [NAT64Prefix] {
+        await withCheckedContinuation { (continuation: CheckedContinuation<[NAT64Prefix], Never>) in
+            discover(timeout: timeout) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Resolves `ipv4only.arpa` off the caller's thread and calls `completion` exactly once: with the prefixes
+    /// found, or with none on failure or when `timeout` passes first.
+    static func discover(timeout: Duration, completion: @escaping @Sendable ([NAT64Prefix]) -> Void) {
         let finished = Locked(false)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<[NAT64Prefix], Never>) in
-            let finish = { @Sendable (prefixes: [NAT64Prefix]) in
-                let first = finished.withLock { done in
-                    defer { done = true }
-                    return !done
-                }
-                if first { continuation.resume(returning: prefixes) }
+        let finish = { @Sendable (prefixes: [NAT64Prefix]) in
+            let first = finished.withLock { done in
+                defer { done = true }
+                return !done
             }
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish([]) }
-            queue.async {
-                switch SystemCall.resolve(wellKnownName, ipv6Only: true) {
-                case .success(let answers): finish(prefixes(in: answers))
-                case .failure: finish([])
-                }
+            if first { completion(prefixes) }
+        }
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish([]) }
+        queue.async {
+            switch SystemCall.resolve(wellKnownName, ipv6Only: true) {
+            case .success(let answers): finish(prefixes(in: answers))
+            case .failure: finish([])
             }
         }
     }

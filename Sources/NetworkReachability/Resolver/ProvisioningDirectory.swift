@@ -1,0 +1,142 @@
+/// What the network provisions beside its routes: NAT64 prefixes (router-advertised PREF64 and RFC 7050
+/// DNS64), advertised DNS servers and the captive-portal URI.
+///
+/// A running monitor feeds it the router advertisements it hears and lets lifetimes lapse. DNS64 discovery
+/// runs in the background whenever an evaluation finds an IPv6-only network other than the one last asked
+/// about (or the resolver configuration changed); evaluations never wait for it.
+final class ProvisioningDirectory: Sendable {
+    /// Which IPv6-only network a DNS64 answer belongs to: the output interface and gateway of its IPv6 route.
+    struct Network: Hashable {
+        var interfaceIndex: Int?
+        var gateway: IPAddress?
+    }
+
+    /// What an evaluation of the internet, or of an IPv4 address through NAT64, may use now.
+    struct Provisions: Equatable {
+        var nat64Prefixes: [DiscoveredNAT64Prefix] = []
+        var dnsServers: [IPAddress] = []
+        var captivePortal: String?
+        /// A DNS64 discovery for this network runs and nothing is known yet.
+        var isDiscovering = false
+    }
+
+    /// Starts a discovery with a timeout; calls back once (`NAT64Discovery.discover` unless a test injects one).
+    typealias Discover = @Sendable (Duration, @escaping @Sendable ([NAT64Prefix]) -> Void) -> Void
+
+    private struct State {
+        var ledgers: [Int: AdvertisementLedger] = [:]
+        /// The IPv6-only network last evaluated; `nil` when the network is not IPv6-only.
+        var network: Network?
+        var dns64: [NAT64Prefix] = []
+        /// Bumped by every discovery started, so a late answer for an older network is ignored.
+        var generation = 0
+        var isDiscovering = false
+    }
+
+    // Guarded by its lock; never held while discovering or calling the change handler.
+    private let state = Locked(State())
+    private let changeHandler = Locked<(@Sendable () -> Void)?>(nil)
+    private let discover: Discover
+    private let timeout: Duration
+
+    init(
+        timeout: Duration = NetworkReachability.defaultResolutionTimeout, discover: @escaping Discover = NAT64Discovery.discover
+    ) {
+        self.timeout = timeout
+        self.discover = discover
+    }
+
+    /// Calls `handler` when a DNS64 discovery ends (from a background thread).
+    func onChange(_ handler: @escaping @Sendable () -> Void) {
+        changeHandler.withLock { $0 = handler }
+    }
+
+    // MARK: - Router advertisements (the monitor's thread)
+
+    /// Records an advertisement heard at `now` (monotonic milliseconds); returns whether anything in force changed.
+    func record(_ advertisement: RouterAdvertisement, at now: Int) -> Bool {
+        state.withLock { state in
+            state.ledgers[advertisement.interfaceIndex, default: AdvertisementLedger()].apply(advertisement, at: now)
+        }
+    }
+
+    /// Forgets what an interface's router advertised (it was deleted); returns whether anything was in force.
+    func forgetInterface(_ index: Int) -> Bool {
+        let removed = state.withLock { $0.ledgers.removeValue(forKey: index) }
+        return removed.map { $0.summary != RouterAdvertisementSummary(folding: []) } ?? false
+    }
+
+    /// Lets lifetimes lapse at `now`; returns whether anything did.
+    func expire(at now: Int) -> Bool {
+        state.withLock { state in
+            var changed = false
+            for index in state.ledgers.keys where state.ledgers[index]?.expire(at: now) == true { changed = true }
+            return changed
+        }
+    }
+
+    /// The earliest moment a lifetime lapses, if any will.
+    var nextDeadline: Int? { state.withLock { $0.ledgers.values.compactMap(\.nextDeadline).min() } }
+
+    // MARK: - Reading
+
+    /// What is in force for a path whose IPv6 route leaves through `interfaceIndex`.
+    ///
+    /// - Parameter ipv6OnlyNetwork: the IPv6-only network the path is on, `nil` when it is not IPv6-only.
+    ///   A network other than the last one starts a DNS64 discovery; its answer arrives through ``onChange(_:)``.
+    func provisions(onInterface interfaceIndex: Int?, ipv6OnlyNetwork network: Network?) -> Provisions {
+        let (provisions, generation): (Provisions, Int?) = state.withLock { state in
+            var started: Int?
+            if state.network != network {
+                state.network = network
+                state.generation += 1
+                if network == nil {
+                    state.dns64 = []
+                    state.isDiscovering = false
+                } else {
+                    // The previous network's answer stays until this one's arrives: usually the same DNS64.
+                    state.isDiscovering = true
+                    started = state.generation
+                }
+            }
+            var provisions = Provisions()
+            if let summary = interfaceIndex.flatMap({ state.ledgers[$0]?.summary }) {
+                provisions.nat64Prefixes = summary.nat64Prefixes.map {
+                    DiscoveredNAT64Prefix(prefix: $0.prefix, source: .routerAdvertisement, lifetime: $0.lifetime)
+                }
+                provisions.dnsServers = summary.dnsServers
+                provisions.captivePortal = summary.captivePortal
+            }
+            provisions.nat64Prefixes += state.dns64.map { DiscoveredNAT64Prefix(prefix: $0, source: .dns64) }
+            provisions.isDiscovering = state.isDiscovering && state.dns64.isEmpty
+            return (provisions, started)
+        }
+        if let generation { startDiscovery(generation) }
+        return provisions
+    }
+
+    /// Asks DNS64 again on the current IPv6-only network: the resolver configuration changed.
+    func rediscover() {
+        let generation: Int? = state.withLock { state in
+            guard state.network != nil else { return nil }
+            state.generation += 1
+            state.isDiscovering = true
+            return state.generation
+        }
+        if let generation { startDiscovery(generation) }
+    }
+
+    private func startDiscovery(_ generation: Int) {
+        discover(timeout) { [weak self] prefixes in self?.finishDiscovery(generation, prefixes) }
+    }
+
+    private func finishDiscovery(_ generation: Int, _ prefixes: [NAT64Prefix]) {
+        let current: Bool = state.withLock { state in
+            guard state.generation == generation else { return false }
+            state.dns64 = prefixes
+            state.isDiscovering = false
+            return true
+        }
+        if current, let handler = changeHandler.withLock({ $0 }) { handler() }
+    }
+}
