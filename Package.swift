@@ -45,6 +45,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Fuzz targets (scripts/fuzz builds them with libFuzzer; a plain build replays inputs given as arguments).
+        .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
+        .executableTarget(
+            name: "FuzzNetlink", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzNetlink",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "FuzzAddress", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzAddress",
+            swiftSettings: strictSettings
+        ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(

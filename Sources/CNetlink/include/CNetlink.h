@@ -12,6 +12,7 @@
 #include <linux/if_link.h>
 #include <linux/if_addr.h>
 #include <linux/if_arp.h>
+#include <linux/fib_rules.h>
 
 // MARK: - Alignment and header sizes
 
@@ -23,6 +24,7 @@ static inline uint32_t cnl_rtmsg_length(void) { return sizeof(struct rtmsg); }
 static inline uint32_t cnl_ifinfomsg_length(void) { return sizeof(struct ifinfomsg); }
 static inline uint32_t cnl_ifaddrmsg_length(void) { return sizeof(struct ifaddrmsg); }
 static inline uint32_t cnl_nlmsgerr_length(void) { return sizeof(struct nlmsgerr); }
+static inline uint32_t cnl_fib_rule_hdr_length(void) { return sizeof(struct fib_rule_hdr); }
 static inline uint16_t cnl_nla_type_mask(void) { return (uint16_t)(NLA_TYPE_MASK & 0xFFFF); }
 
 // MARK: - Interface flags (linux/if.h names clash with glibc's net/if.h, so they cross as functions)

@@ -184,24 +184,16 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private enum Disposition { case relevant, advertised, malformed, ignored }
 
     private func apply(_ message: NetlinkMessage) -> Disposition {
-        switch Int(message.type) {
-        case Int(RTM_NEWLINK), Int(RTM_DELLINK):
-            guard let link = LinkMessage(message) else { return .malformed }
+        switch KernelMessage(message) {
+        case nil: return .malformed
+        case .link(let link):
             links.apply(link)
-            if message.type == UInt16(RTM_DELLINK) { _ = provisioning.forgetInterface(link.index) }
+            if link.isDeletion { _ = provisioning.forgetInterface(link.index) }
             return .relevant
-        case Int(RTM_NEWADDR), Int(RTM_DELADDR):
-            return AddressMessage(message) == nil ? .malformed : .relevant
-        case Int(RTM_NEWROUTE), Int(RTM_DELROUTE):
-            return RouteMessage(message) == nil ? .malformed : .relevant
-        case Int(RTM_NEWRULE), Int(RTM_DELRULE):
-            // struct fib_rule_hdr is 12 bytes; the rule's content does not matter, only that it changed.
-            return message.payload.count >= 12 ? .relevant : .malformed
-        case Int(RTM_NEWNDUSEROPT):
-            guard let advertisement = NDUserOptionMessage.parse(message) else { return .malformed }
+        case .address, .route, .rule: return .relevant
+        case .routerAdvertisement(let advertisement):
             return provisioning.record(advertisement, at: SystemCall.monotonicMilliseconds()) ? .advertised : .ignored
-        default:
-            return .ignored
+        case .other: return .ignored
         }
     }
 }
