@@ -118,7 +118,7 @@ public final class NetworkReachability: Sendable {
         self.backend = backend
         self.logger = logger
         self.resolutionTimeout = resolutionTimeout
-        hub = ListenerHub(target: target, resolutionTimeout: resolutionTimeout, monitor: backend.monitor)
+        hub = ListenerHub(target: target, resolutionTimeout: resolutionTimeout, logger: logger, monitor: backend.monitor)
     }
 
     /// Releasing the object stops every way of listening and ends its sequences.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import Logging
 import NetworkReachability
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.
@@ -18,13 +19,20 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
+    @Flag(help: "Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages.")
+    var verbose = false
+
     func run() async throws {
         // Every target is checked before anything is printed: one bad one, and nothing starts.
         let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
             try TargetArgument(text)
         }
+        let logger = verbose ? Self.verboseLogger : NetworkReachability.silentLogger
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
-            (argument, try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration))
+            (
+                argument,
+                try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
+            )
         }
         Self.exitOnSignals()
         let printer = SnapshotPrinter(json: json)
@@ -37,6 +45,13 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
         }
+    }
+
+    /// Debug and up, to stderr, so stdout keeps only the state lines.
+    private static var verboseLogger: Logger {
+        var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .debug
+        return logger
     }
 
     /// Exits 0 on SIGINT or SIGTERM. Every line was already written whole, so `_exit` loses nothing.

@@ -103,6 +103,21 @@ public final class TestNetwork: @unchecked Sendable {
         try Command.run(["ip", "-n", namespace] + arguments, check: true)
     }
 
+    /// Adds and then deletes `count / 2` IPv4 /24 routes via the gateway with one `ip -batch` (`count` route
+    /// messages as fast as the kernel makes them), then runs `finally` (e.g. `route del default`) in the same batch.
+    public func floodRoutes(_ count: Int, finally last: String? = nil) throws {
+        let half = count / 2
+        var lines: [String] = []
+        lines.reserveCapacity(count + 1)
+        for index in 0..<half { lines.append("route add 10.\(index / 256 % 256).\(index % 256).0/24 via \(Self.gatewayIPv4)") }
+        for index in 0..<half { lines.append("route del 10.\(index / 256 % 256).\(index % 256).0/24") }
+        if let last { lines.append(last) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-batch").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        try Command.run(["ip", "-n", name, "-batch", file], check: true)
+    }
+
     /// Runs a command inside the host namespace and waits for it.
     @discardableResult
     public func run(_ arguments: [String]) throws -> CommandResult {
@@ -116,8 +131,11 @@ public final class TestNetwork: @unchecked Sendable {
     // MARK: - Processes inside
 
     /// Starts a long-running process in the host namespace (or the gateway's); it is killed by ``remove()``.
-    public func start(_ arguments: [String], output: ExclusivePipe? = nil, inGateway: Bool = false) throws -> Subprocess {
-        let process = try Subprocess(["ip", "netns", "exec", inGateway ? gatewayName : name] + arguments, standardOutput: output)
+    public func start(
+        _ arguments: [String], output: ExclusivePipe? = nil, errors: ExclusivePipe? = nil, inGateway: Bool = false
+    ) throws -> Subprocess {
+        let process = try Subprocess(
+            ["ip", "netns", "exec", inGateway ? gatewayName : name] + arguments, standardOutput: output, standardError: errors)
         processes.append(process)
         return process
     }

@@ -1,3 +1,5 @@
+import Logging
+
 /// Fans one object's monitor registration out to its consumers (the closure listener, each async
 /// sequence, the notification bridge), each with its own de-duplication.
 ///
@@ -44,13 +46,15 @@ final class ListenerHub: Sendable {
 
     let target: ReachabilityTarget
     private let resolutionTimeout: Duration
+    private let logger: Logger
     private let monitor: ReachabilityMonitor
     // Guarded by its lock; the monitor is never unregistered while it is held (that joins the monitor thread).
     private let state = Locked(State())
 
-    init(target: ReachabilityTarget, resolutionTimeout: Duration, monitor: ReachabilityMonitor) {
+    init(target: ReachabilityTarget, resolutionTimeout: Duration, logger: Logger, monitor: ReachabilityMonitor) {
         self.target = target
         self.resolutionTimeout = resolutionTimeout
+        self.logger = logger
         self.monitor = monitor
     }
 
@@ -71,7 +75,8 @@ final class ListenerHub: Sendable {
                 // A registration's sink only reaches this hub while that registration is the current one.
                 let hubID = state.nextID
                 state.nextID += 1
-                state.registration = try monitor.register(target, resolutionTimeout: resolutionTimeout) { [weak self] snapshot in
+                state.registration = try monitor.register(target, resolutionTimeout: resolutionTimeout, logger: logger) {
+                    [weak self] snapshot in
                     self?.receive(snapshot, registration: hubID)
                 }
                 state.registrationTag = hubID

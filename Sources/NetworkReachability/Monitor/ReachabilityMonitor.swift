@@ -16,6 +16,9 @@ package final class ReachabilityMonitor: Sendable {
         var last: ReachabilitySnapshot?
     }
 
+    /// Where the monitor's own events go: the loggers of the registrations that log anything at all (a
+    /// silent logger's level is `critical`), one per label, so objects sharing a logger print each event once.
+
     private final class Loop: Sendable {
         /// Replaced only by the loop's own thread, when a failed subscription is reopened.
         let current: Locked<any RoutingChangeSource>
@@ -31,6 +34,7 @@ package final class ReachabilityMonitor: Sendable {
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
+        var loggers: [UInt64: Logger] = [:]
     }
 
     // Guarded by its lock; never held while calling a sink or joining the thread.
@@ -38,7 +42,6 @@ package final class ReachabilityMonitor: Sendable {
     private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
     private let hosts: HostDirectory
     private let provisioning: ProvisioningDirectory
-    private let logger = Logger(label: "NetworkReachability.monitor", factory: { _ in SwiftLogNoOpLogHandler() })
 
     init(
         hosts: HostDirectory, provisioning: ProvisioningDirectory,
@@ -59,13 +62,14 @@ package final class ReachabilityMonitor: Sendable {
     /// - Returns: an id for ``unregister(_:)``.
     /// - Throws: when the subscription cannot be opened.
     package func register(
-        _ target: ReachabilityTarget, resolutionTimeout: Duration, sink: @escaping Sink
+        _ target: ReachabilityTarget, resolutionTimeout: Duration, logger: Logger = NetworkReachability.silentLogger,
+        sink: @escaping Sink
     ) throws(ReachabilityError) -> UInt64 {
         // Watch before the registration is visible, so no evaluation can meet the name unknown to the directory.
         if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
         let registered: (UInt64, Loop, Bool)
         do {
-            registered = try register(target, sink: sink)
+            registered = try register(target, logger: logger, sink: sink)
         } catch {
             if case .host(let name) = target { hosts.unwatch(name) }
             throw error
@@ -86,7 +90,9 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Adds the registration, opening the subscription when it is the first; returns its id, the loop, and
     /// whether the loop is new (then the caller starts its thread).
-    private func register(_ target: ReachabilityTarget, sink: @escaping Sink) throws(ReachabilityError) -> (UInt64, Loop, Bool) {
+    private func register(
+        _ target: ReachabilityTarget, logger: Logger, sink: @escaping Sink
+    ) throws(ReachabilityError) -> (UInt64, Loop, Bool) {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
             state.nextID += 1
@@ -100,6 +106,7 @@ package final class ReachabilityMonitor: Sendable {
             state.loop = loop
             state.registrations[id] = Registration(target: target, sink: sink)
             state.awaitingFirstEvaluation.insert(id)
+            if logger.logLevel < .critical { state.loggers[id] = logger }
             return (id, loop, existing == nil)
         }
     }
@@ -111,6 +118,7 @@ package final class ReachabilityMonitor: Sendable {
         let (removed, finished): (Registration?, Loop?) = state.withLock { state in
             guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
             state.awaitingFirstEvaluation.remove(id)
+            state.loggers[id] = nil
             guard state.registrations.isEmpty, let loop = state.loop else { return (removed, nil) }
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
@@ -155,7 +163,7 @@ package final class ReachabilityMonitor: Sendable {
         while !loop.stopRequested.withLock({ $0 }) {
             if case .failed(let error) = change {
                 // Reopen once and re-evaluate everything: a lost subscription must not leave stale answers.
-                logger.error("kernel subscription failed: \(error)")
+                log(.error, "kernel subscription failed: \(error)\(reopened ? "; giving up" : "; reopening it")")
                 guard !reopened, let fresh = try? openSource() else { break }
                 reopened = true
                 let failed = loop.current.withLock { current in
@@ -175,7 +183,9 @@ package final class ReachabilityMonitor: Sendable {
             }
             let everything = change == .changed || change == .resynchronized || change == .advertisementsChanged
             evaluate(everything: everything, source: loop.source)
+            let before = loop.source.statistics
             change = loop.source.waitForChanges()
+            report(change, counted: loop.source.statistics, since: before)
         }
         loop.source.close()
         // After an unrecoverable failure, let the next registration open a new subscription.
@@ -199,7 +209,7 @@ package final class ReachabilityMonitor: Sendable {
             do {
                 results[target] = try source.evaluate(target)
             } catch {
-                logger.warning("evaluating \(target) failed: \(error)")
+                log(.warning, "evaluating \(target) failed: \(error)")
                 results[target] = ReachabilitySnapshot(target: target, flags: [], path: .none)
             }
         }
@@ -216,6 +226,31 @@ package final class ReachabilityMonitor: Sendable {
         for (sink, snapshot) in deliveries { sink(snapshot) }
         // A host's pending state has now been heard: only then may its first resolution start.
         for case .host(let name) in Set(due.map(\.1)) { hosts.beginResolving(name) }
+    }
+
+    // MARK: - Logging
+
+    /// Logs what one wait brought: overflows and dropped messages always, each batch at debug level.
+    private func report(_ change: RoutingChange, counted now: MonitorStatistics, since before: MonitorStatistics) {
+        if now.resynchronizations > before.resynchronizations {
+            log(.notice, "kernel socket overflowed (ENOBUFS): state re-read, resynchronizations so far: \(now.resynchronizations)")
+        }
+        if now.foreignMessages > before.foreignMessages {
+            log(.warning, "dropped \(now.foreignMessages - before.foreignMessages) netlink messages not sent by the kernel (\(now.foreignMessages) so far)")
+        }
+        if now.malformedMessages > before.malformedMessages {
+            log(.warning, "dropped \(now.malformedMessages - before.malformedMessages) malformed kernel messages (\(now.malformedMessages) so far)")
+        }
+        log(.debug, "kernel change: \(change)")
+    }
+
+    private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message) {
+        let loggers = state.withLock { state in
+            Dictionary(state.loggers.values.filter { $0.logLevel <= level }.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
+        }
+        guard !loggers.isEmpty else { return }
+        let text = message()
+        for logger in loggers.values { logger.log(level: level, text) }
     }
 
     private static func sum(_ a: MonitorStatistics, _ b: MonitorStatistics) -> MonitorStatistics {

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `reach watch` under floods and forgery: it logs what happened (`--verbose`) and still says what the kernel says.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+struct HardeningCLITests {
+    private func status(_ line: String) -> String? {
+        (line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any])?["status"] as? String
+    }
+
+    @Test func verboseWatchLogsEachOverflowAndItsResyncThroughAFloodAndEndsOnTheKernelsAnswer() throws {
+        // Given `reach watch --verbose` on an IPv4 network
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let output = LineCollector()
+        let log = LineCollector()
+        let watcher = try network.start(
+            [ReachBinary.path, "watch", "--json", "--verbose"], output: output.pipe, errors: log.pipe)
+        defer { watcher.send(SIGKILL) }
+        #expect(output.waitForLines(1).map(status) == ["reachable"])
+
+        // When 100,000 route changes flood it, the last removing the default route
+        try network.floodRoutes(100_000, finally: "route del default")
+
+        // Then the log names the overflows and counts the re-reads, and the last line is the kernel's answer
+        #expect(log.waitForLine(timeout: 20) { $0.contains("overflowed (ENOBUFS)") && $0.contains("resynchronizations so far: 1") } != nil)
+        #expect(output.waitForLine(timeout: 20) { status($0) == "notReachable" } != nil)
+        #expect(output.linesAfterQuiet().last.flatMap(status) == "notReachable")
+        watcher.send(SIGTERM)
+        #expect(watcher.wait() == .exited(0))
+    }
+
+    @Test func forgedNotificationsFromAnotherProcessAreDroppedCountedAndLogged() throws {
+        // Given `reach watch --verbose` on a reachable network
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let output = LineCollector()
+        let log = LineCollector()
+        let watcher = try network.start(
+            [ReachBinary.path, "watch", "--json", "--verbose"], output: output.pipe, errors: log.pipe)
+        defer { watcher.send(SIGKILL) }
+        #expect(output.waitForLines(1).map(status) == ["reachable"])
+
+        // When another process in the namespace unicasts forged "default route deleted" and "link down"
+        // notifications to reach's netlink port (found by the socket's inode in /proc/PID/net/netlink)
+        let forger = """
+            import os, socket, struct, sys
+            pid = int(sys.argv[1])
+            inodes = {os.readlink(f'/proc/{pid}/fd/{fd}')[8:-1] for fd in os.listdir(f'/proc/{pid}/fd')
+                      if os.readlink(f'/proc/{pid}/fd/{fd}').startswith('socket:')}
+            ports = [int(fields[2]) for fields in (line.split() for line in open(f'/proc/{pid}/net/netlink').readlines()[1:])
+                     if fields[1] == '0' and fields[3] != '00000000' and fields[-1] in inodes]
+            s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+            route = struct.pack('=IHHII', 28, 25, 0, 1, 0) + bytes([2, 0, 0, 0, 254, 4, 0, 1]) + bytes(4)
+            link = struct.pack('=IHHII', 32, 17, 0, 2, 0) + struct.pack('=BxHiII', 0, 1, 2, 0, 0xffffffff)
+            for port in ports:
+                s.sendto(route, (port, 0))
+                s.sendto(link, (port, 0))
+            print(len(ports))
+            """
+        let sent = try network.run(["/usr/bin/python3", "-c", forger, String(watcher.pid)])
+        #expect(sent.lines == ["1"])
+
+        // Then they are dropped and counted in the log, and no line changes the status
+        #expect(log.waitForLine { $0.contains("not sent by the kernel") && $0.contains("so far") } != nil)
+        #expect(output.linesAfterQuiet().map(status) == ["reachable"])
+        watcher.send(SIGTERM)
+        #expect(watcher.wait() == .exited(0))
+    }
+}
