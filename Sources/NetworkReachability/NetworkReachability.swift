@@ -29,6 +29,9 @@ public final class NetworkReachability: Sendable {
     /// The default ``resolutionTimeout``: shorter than glibc's own retries, which can take 10 s or more.
     public static let defaultResolutionTimeout = Duration.seconds(5)
 
+    /// The longest ``resolutionTimeout`` accepted: a day.
+    public static let maximumResolutionTimeout = Duration.seconds(86_400)
+
     private let backend: any RoutingBackend
     private let hub: ListenerHub
     private let logger: Logger
@@ -43,7 +46,8 @@ public final class NetworkReachability: Sendable {
     ///   - logger: where to log; nothing is logged unless you pass a logger.
     /// - Throws: ``ReachabilityError/unknownZone(_:)`` when an IPv6 zone names no interface,
     ///   ``ReachabilityError/localAddressNotOwned(_:)`` or ``ReachabilityError/familyMismatch(local:remote:)``
-    ///   for a bad address pair. The internet and link-local targets never throw.
+    ///   for a bad address pair; ``ReachabilityError/invalidResolutionTimeout(_:)`` for a timeout not above zero
+    ///   or over ``maximumResolutionTimeout``. The internet and link-local targets never throw otherwise.
     public convenience init(
         target: ReachabilityTarget, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
@@ -85,7 +89,8 @@ public final class NetworkReachability: Sendable {
     ///   - host: a host name (internationalized names are accepted) or an IP literal.
     ///   - resolutionTimeout: how long one resolution may take before it counts as timed out.
     /// - Throws: ``ReachabilityError/invalidHostName(_:reason:)`` (empty, over 253 octets, a label over 63,
-    ///   characters no host name can hold) or an address error for a bad literal.
+    ///   characters no host name can hold), an address error for a bad literal, or
+    ///   ``ReachabilityError/invalidResolutionTimeout(_:)``.
     public convenience init(
         host: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
@@ -106,6 +111,9 @@ public final class NetworkReachability: Sendable {
         target: ReachabilityTarget, backend: any RoutingBackend,
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
     ) throws(ReachabilityError) {
+        guard resolutionTimeout > .zero, resolutionTimeout <= Self.maximumResolutionTimeout else {
+            throw .invalidResolutionTimeout(resolutionTimeout)
+        }
         try backend.validate(target)
         self.init(validatedTarget: target, backend: backend, resolutionTimeout: resolutionTimeout, logger: logger)
     }

@@ -57,7 +57,9 @@ extension ReachabilityError {
     /// Whether the error is the user's input rather than the system's failure.
     var isBadInput: Bool {
         switch self {
-        case .invalidAddress, .invalidHostName, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch: true
+        case .invalidAddress, .invalidHostName, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
+            .invalidResolutionTimeout:
+            true
         case .systemCallFailed, .malformedKernelReply: false
         }
     }

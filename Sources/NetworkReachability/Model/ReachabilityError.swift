@@ -12,6 +12,8 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     case localAddressNotOwned(IPAddress)
     /// The local and remote addresses of a pair are of different families.
     case familyMismatch(local: IPAddress, remote: IPAddress)
+    /// A resolution timeout is not greater than zero and at most ``NetworkReachability/maximumResolutionTimeout``.
+    case invalidResolutionTimeout(Duration)
     /// A system call failed: its name and `errno`.
     case systemCallFailed(call: String, errno: Int32)
     /// The kernel sent a reply that could not be parsed.
@@ -20,14 +22,25 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     /// One line that says what went wrong.
     public var description: String {
         switch self {
-        case .invalidAddress(let text, let reason): "invalid address '\(text)': \(reason)"
-        case .invalidHostName(let text, let reason): "invalid host name '\(text)': \(reason)"
-        case .invalidNAT64Prefix(let text, let reason): "invalid NAT64 prefix '\(text)': \(reason)"
-        case .unknownZone(let zone): "unknown zone '\(zone)': no interface has that name or index"
+        case .invalidAddress(let text, let reason): "invalid address \(Self.quoted(text)): \(reason)"
+        case .invalidHostName(let text, let reason): "invalid host name \(Self.quoted(text)): \(reason)"
+        case .invalidNAT64Prefix(let text, let reason): "invalid NAT64 prefix \(Self.quoted(text)): \(reason)"
+        case .unknownZone(let zone): "unknown zone \(Self.quoted(zone)): no interface has that name or index"
         case .localAddressNotOwned(let address): "local address \(address) is not an address of this host"
         case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
+        case .invalidResolutionTimeout(let timeout): "invalid resolution timeout \(timeout): it must be above zero and at most a day"
         case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
         case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
         }
+    }
+
+    /// The user's text as it may appear in a one-line message: quoted, control characters escaped (so an
+    /// embedded newline or NUL cannot break the line), and cut after 80 characters.
+    static func quoted(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars.prefix(80) {
+            escaped += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return "'\(escaped)\(text.unicodeScalars.count > 80 ? "…" : "")'"
     }
 }
