@@ -55,6 +55,11 @@ let package = Package(
             name: "FuzzAddress", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzAddress",
             swiftSettings: strictSettings
         ),
+        // Creates and releases reachability objects on many threads at once; run by the kernel tests in a namespace.
+        .executableTarget(
+            name: "LifecycleStorm", dependencies: ["NetworkReachability"], path: "Tests/LifecycleStorm",
+            swiftSettings: strictSettings
+        ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
         .testTarget(
@@ -64,7 +69,7 @@ let package = Package(
         ),
         .testTarget(
             name: "KernelTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications", "TestSupport"],
+            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications", "TestSupport", "LifecycleStorm"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -68,4 +68,50 @@ struct HardeningCLITests {
         watcher.send(SIGTERM)
         #expect(watcher.wait() == .exited(0))
     }
+
+    @Test func anInterfaceRenamedDeletedAndRecreatedWhileWatchedIsReportedAsItIsNow() throws {
+        // Given `reach watch` on a network reached through rn0
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let output = LineCollector()
+        let watcher = try network.start([ReachBinary.path, "watch", "--json"], output: output.pipe)
+        defer { watcher.send(SIGKILL) }
+        let first = try #require(output.waitForLines(1).first.map(object))
+        #expect((first["interface"] as? [String: Any])?["name"] as? String == "rn0")
+        let firstIndex = (first["interface"] as? [String: Any])?["index"] as? Int
+
+        // When rn0 is renamed wan0, the path says wan0
+        try network.ip("link", "set", "rn0", "down")
+        try network.ip("link", "set", "rn0", "name", "wan0")
+        try network.ip("link", "set", "wan0", "up")
+        try network.waitForOperationalState("UP", of: "wan0")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(output.waitForLine { interfaceName($0) == "wan0" && status($0) == "reachable" } != nil)
+
+        // When it is deleted, the internet is not reachable
+        var count = output.lines.count
+        try network.ip("link", "del", "wan0")
+        #expect(output.waitForLine(after: count) { status($0) == "notReachable" } != nil)
+
+        // When an rn0 is made again, it is reached through the new interface (a new index)
+        count = output.lines.count
+        try network.ip("link", "add", "rn0", "type", "veth", "peer", "name", "rngw", "netns", network.gatewayName)
+        try network.gatewayIP("addr", "add", "\(TestNetwork.gatewayIPv4)/24", "dev", "rngw")
+        try network.gatewayIP("link", "set", "rngw", "up")
+        try network.ip("addr", "add", "\(TestNetwork.hostIPv4)/24", "dev", "rn0")
+        try network.ip("link", "set", "rn0", "up")
+        try network.waitForOperationalState("UP", of: "rn0")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        let again = output.waitForLine(after: count) { interfaceName($0) == "rn0" && status($0) == "reachable" }
+        let againIndex = again.flatMap { (object($0)["interface"] as? [String: Any])?["index"] as? Int }
+        #expect(againIndex != nil && againIndex != firstIndex)
+    }
+
+    private func object(_ line: String) -> [String: Any] {
+        (line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]
+    }
+
+    private func interfaceName(_ line: String) -> String? {
+        (object(line)["interface"] as? [String: Any])?["name"] as? String
+    }
 }

@@ -170,8 +170,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     }
 
     /// Asks the routers on every usable interface to advertise now (where the process may send raw ICMPv6),
-    /// rather than waiting minutes for their next unsolicited advertisement.
+    /// rather than waiting minutes for their next unsolicited advertisement; at most once a minute.
     private func solicitAdvertisements() {
+        guard provisioning.claimSolicitation(at: SystemCall.monotonicMilliseconds()) else { return }
         for link in links.allLinks() where link.isReadyToCarry && !link.isLoopback {
             if let namespace {
                 try? namespace.perform { SystemCall.sendRouterSolicitation(interfaceIndex: link.index) }

@@ -35,6 +35,11 @@ final class ProvisioningDirectory: Sendable {
 
     // Guarded by its lock; never held while discovering or calling the change handler.
     private let state = Locked(State())
+    /// When advertisements were last solicited (monotonic milliseconds).
+    private let lastSolicitation = Locked<Int?>(nil)
+    /// Routers are asked at most this often, however often subscriptions open (RFC 4861 §6.3.7 asks hosts
+    /// for a handful of solicitations, not a stream).
+    static let solicitationInterval = 60_000
     private let changeHandler = Locked<(@Sendable () -> Void)?>(nil)
     private let discover: Discover
     private let timeout: Duration
@@ -72,6 +77,15 @@ final class ProvisioningDirectory: Sendable {
             var changed = false
             for index in state.ledgers.keys where state.ledgers[index]?.expire(at: now) == true { changed = true }
             return changed
+        }
+    }
+
+    /// Whether to solicit advertisements at `now`: true at most once per ``solicitationInterval``.
+    func claimSolicitation(at now: Int) -> Bool {
+        lastSolicitation.withLock { last in
+            guard last.map({ now - $0 >= Self.solicitationInterval }) ?? true else { return false }
+            last = now
+            return true
         }
     }
 
