@@ -22,7 +22,8 @@ private func fuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             precondition((try? IPAddress(address.description)) == address, "\(address) does not survive a round trip")
         }
     }
-    if bytes.count >= 21, let base = IPAddress(bytes: Array(bytes.prefix(16))), let ipv4 = IPAddress(bytes: Array(bytes[16..<20])),
+    if bytes.count >= 21, let base = IPAddress(bytes: Array(bytes.prefix(16))),
+        let ipv4 = IPAddress(bytes: Array(bytes[16..<20])),
         let prefix = try? NAT64Prefix(address: base, length: NAT64Prefix.allowedLengths[Int(bytes[20]) % 6])
     {
         let synthesized = try? prefix.synthesize(ipv4)

@@ -27,7 +27,9 @@ struct BadInputTests {
         #expect(Self.caseName { _ = try IPAddress(text) } == "invalidAddress")
     }
 
-    @Test(arguments: ["", ".", "a..b", huge, String(repeating: "a", count: 64) + ".example", "exa mple.com", "\0", "a\nb", notUTF8])
+    @Test(arguments: [
+        "", ".", "a..b", huge, String(repeating: "a", count: 64) + ".example", "exa mple.com", "\0", "a\nb", notUTF8,
+    ])
     func namesThatAreNotHostNamesAreInvalidHostNames(text: String) {
         #expect(Self.caseName { _ = try HostName(text) } == "invalidHostName")
         // Text of only digits and dots, such as ".", reads as a broken IPv4 literal
@@ -48,19 +50,25 @@ struct BadInputTests {
     }
 
     @Test func addressPairsAreCheckedForFamilyAndOwnership() {
-        #expect(Self.caseName { _ = try NetworkReachability(localAddress: "127.0.0.1", remoteAddress: "::1") } == "familyMismatch")
+        #expect(
+            Self.caseName { _ = try NetworkReachability(localAddress: "127.0.0.1", remoteAddress: "::1") } == "familyMismatch")
         #expect(
             Self.caseName { _ = try NetworkReachability(localAddress: "203.0.113.77", remoteAddress: "192.0.2.1") }
                 == "localAddressNotOwned")
         #expect(Self.caseName { _ = try NetworkReachability(localAddress: "", remoteAddress: "192.0.2.1") } == "invalidAddress")
-        #expect(Self.caseName { _ = try NetworkReachability(localAddress: "127.0.0.1", remoteAddress: Self.huge) } == "invalidAddress")
+        #expect(
+            Self.caseName { _ = try NetworkReachability(localAddress: "127.0.0.1", remoteAddress: Self.huge) } == "invalidAddress"
+        )
     }
 
     @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1), .seconds(86_401), .seconds(Int64.max)])
     func timeoutsOutsideZeroToADayAreRejected(timeout: Duration) {
-        #expect(Self.caseName { _ = try NetworkReachability(host: "example.com", resolutionTimeout: timeout) } == "invalidResolutionTimeout")
         #expect(
-            Self.caseName { _ = try NetworkReachability(target: .internet, resolutionTimeout: timeout) } == "invalidResolutionTimeout")
+            Self.caseName { _ = try NetworkReachability(host: "example.com", resolutionTimeout: timeout) }
+                == "invalidResolutionTimeout")
+        #expect(
+            Self.caseName { _ = try NetworkReachability(target: .internet, resolutionTimeout: timeout) }
+                == "invalidResolutionTimeout")
     }
 
     @Test(arguments: ["", "\0", huge, notUTF8, "internet ", "link-local\n"])

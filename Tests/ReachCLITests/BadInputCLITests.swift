@@ -14,7 +14,8 @@ struct BadInputCLITests {
         ["status", "--resolution-timeout", "1e308"], ["status", "--no-such-flag"], ["status", "one", "two"],
         ["watch", ""], ["watch", "internet", "bad..name"], ["watch", "--resolution-timeout", "inf"],
         ["nat64", "--wait", "-5"], ["nat64", "--wait", "inf"], ["nat64", "--wait", ""], ["nat64", "extra"],
-        ["synthesize"], ["synthesize", "2001:db8::1"], ["synthesize", huge], ["synthesize", "192.0.2.33", "--prefix", "64:ff9b::/129"],
+        ["synthesize"], ["synthesize", "2001:db8::1"], ["synthesize", huge],
+        ["synthesize", "192.0.2.33", "--prefix", "64:ff9b::/129"],
         ["synthesize", "192.0.2.33", "--prefix", ""], ["synthesize", "192.0.2.33", "--prefix", "64:ff9b::1/96"],
     ])
     func badArgumentsExit64WithOneLineOnStderr(arguments: [String]) throws {

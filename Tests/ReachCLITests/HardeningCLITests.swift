@@ -24,7 +24,9 @@ struct HardeningCLITests {
         try network.floodRoutes(100_000, finally: "route del default")
 
         // Then the log names the overflows and counts the re-reads, and the last line is the kernel's answer
-        #expect(log.waitForLine(timeout: 20) { $0.contains("overflowed (ENOBUFS)") && $0.contains("resynchronizations so far: 1") } != nil)
+        #expect(
+            log.waitForLine(timeout: 20) { $0.contains("overflowed (ENOBUFS)") && $0.contains("resynchronizations so far: 1") }
+                != nil)
         #expect(output.waitForLine(timeout: 20) { status($0) == "notReachable" } != nil)
         #expect(output.linesAfterQuiet().last.flatMap(status) == "notReachable")
         watcher.send(SIGTERM)

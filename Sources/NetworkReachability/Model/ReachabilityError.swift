@@ -28,7 +28,8 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unknownZone(let zone): "unknown zone \(Self.quoted(zone)): no interface has that name or index"
         case .localAddressNotOwned(let address): "local address \(address) is not an address of this host"
         case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
-        case .invalidResolutionTimeout(let timeout): "invalid resolution timeout \(timeout): it must be above zero and at most a day"
+        case .invalidResolutionTimeout(let timeout):
+            "invalid resolution timeout \(timeout): it must be above zero and at most a day"
         case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
         case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
         }

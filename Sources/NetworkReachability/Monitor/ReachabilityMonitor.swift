@@ -233,20 +233,29 @@ package final class ReachabilityMonitor: Sendable {
     /// Logs what one wait brought: overflows and dropped messages always, each batch at debug level.
     private func report(_ change: RoutingChange, counted now: MonitorStatistics, since before: MonitorStatistics) {
         if now.resynchronizations > before.resynchronizations {
-            log(.notice, "kernel socket overflowed (ENOBUFS): state re-read, resynchronizations so far: \(now.resynchronizations)")
+            log(
+                .notice, "kernel socket overflowed (ENOBUFS): state re-read, resynchronizations so far: \(now.resynchronizations)"
+            )
         }
         if now.foreignMessages > before.foreignMessages {
-            log(.warning, "dropped \(now.foreignMessages - before.foreignMessages) netlink messages not sent by the kernel (\(now.foreignMessages) so far)")
+            log(
+                .warning,
+                "dropped \(now.foreignMessages - before.foreignMessages) netlink messages not sent by the kernel (\(now.foreignMessages) so far)"
+            )
         }
         if now.malformedMessages > before.malformedMessages {
-            log(.warning, "dropped \(now.malformedMessages - before.malformedMessages) malformed kernel messages (\(now.malformedMessages) so far)")
+            log(
+                .warning,
+                "dropped \(now.malformedMessages - before.malformedMessages) malformed kernel messages (\(now.malformedMessages) so far)"
+            )
         }
         log(.debug, "kernel change: \(change)")
     }
 
     private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message) {
         let loggers = state.withLock { state in
-            Dictionary(state.loggers.values.filter { $0.logLevel <= level }.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
+            Dictionary(
+                state.loggers.values.filter { $0.logLevel <= level }.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
         }
         guard !loggers.isEmpty else { return }
         let text = message()
