@@ -63,8 +63,10 @@ int cnl_eai_nodata(void) { return EAI_NODATA; }
 
 int cnl_inotify_open(void) { return inotify_init1(IN_NONBLOCK | IN_CLOEXEC); }
 uint32_t cnl_inotify_change_mask(void) {
-    return IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB;
+    return IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_ATTRIB;
 }
+
+uint32_t cnl_inotify_removal_mask(void) { return IN_DELETE | IN_MOVED_FROM; }
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 #endif

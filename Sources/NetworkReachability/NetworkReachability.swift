@@ -239,4 +239,11 @@ public final class NetworkReachability: Sendable {
 
     /// What the process's kernel subscription has counted: malformed and foreign messages, resyncs.
     public var monitorStatistics: MonitorStatistics { backend.monitor.statistics }
+
+    /// Why listening ended on its own, if it did: the kernel subscription failed and could not be reopened, or
+    /// the named network namespace it lived in was deleted (``ReachabilityError/networkNamespaceDeleted(_:)``).
+    ///
+    /// Then every ``updates`` sequence has ended and listeners hear nothing more; starting to listen again
+    /// tries a new subscription and clears this.
+    public var listeningFailure: ReachabilityError? { hub.failure }
 }

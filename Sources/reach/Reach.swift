@@ -60,7 +60,7 @@ extension ReachabilityError {
         case .invalidAddress, .invalidHostName, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
             .invalidResolutionTimeout:
             true
-        case .systemCallFailed, .malformedKernelReply: false
+        case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted: false
         }
     }
 }

@@ -45,6 +45,8 @@ struct WatchCommand: AsyncParsableCommand {
                 }
             }
         }
+        // The sequences end only when the subscription failed for good (a signal exits before this).
+        if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
     }
 
     /// Debug and up, to stderr, so stdout keeps only the state lines.

@@ -156,4 +156,24 @@ struct ListeningInNamespaceTests {
         #expect(statuses.valuesAfterQuiet() == [.reachable(.ethernetOrWiFi)])
         reachability.stopListening()
     }
+
+    @Test(.timeLimit(.minutes(1))) func deletingTheNamespaceEndsEverySequenceAndSaysWhy() async throws {
+        // Given a sequence of snapshots from a backend bound to a namespace
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (reachability, backend) = try internet(in: network)
+        let snapshots = Recorder<ReachabilitySnapshot>()
+        let updates = reachability.updates
+        let task = Task { for await snapshot in updates { snapshots.append(snapshot) } }
+        #expect(await snapshots.waitForAsync(1).count == 1)
+
+        // When the namespace is deleted
+        _ = try Command.run(["ip", "netns", "del", network.name], check: true)
+
+        // Then the sequence ends by itself, the object says why, and no subscription is left open
+        await task.value
+        #expect(reachability.listeningFailure == .networkNamespaceDeleted("/run/netns/\(network.name)"))
+        #expect(!backend.monitor.isSubscribed)
+        #expect(backend.monitor.openDescriptors.isEmpty)
+    }
 }

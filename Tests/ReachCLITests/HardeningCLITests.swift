@@ -116,4 +116,25 @@ struct HardeningCLITests {
     private func interfaceName(_ line: String) -> String? {
         (object(line)["interface"] as? [String: Any])?["name"] as? String
     }
+
+    @Test func deletingTheNamespaceUnderARunningWatchEndsItWithOneLineAndExit70() throws {
+        // Given `reach watch` inside a namespace
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let output = LineCollector()
+        let errors = LineCollector()
+        let watcher = try network.start([ReachBinary.path, "watch"], output: output.pipe, errors: errors.pipe)
+        defer { watcher.send(SIGKILL) }
+        #expect(output.waitForLines(1).count == 1)
+
+        // When the namespaces are deleted under it (the kernel keeps its namespace alive while it runs)
+        try Command.run(["ip", "netns", "del", network.gatewayName], check: true)
+        try Command.run(["ip", "netns", "del", network.name], check: true)
+
+        // Then it ends on its own, saying why in one line, with the exit code of a system failure
+        let ended = eventually { !watcher.isRunning }
+        #expect(ended)
+        if ended { #expect(watcher.wait() == .exited(70)) }
+        #expect(errors.waitForLines(1) == ["reach: network namespace /run/netns/\(network.name) was deleted"])
+    }
 }

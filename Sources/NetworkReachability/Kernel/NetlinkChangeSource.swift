@@ -18,7 +18,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let provisioning: ProvisioningDirectory
     private let namespace: NetworkNamespace?
     /// `nil` when inotify is unavailable: then only network changes trigger re-resolution.
-    private let resolverFiles = ResolverConfigurationWatcher()
+    private let configurationFiles: ConfigurationFileWatcher?
+    private let watchedNamespace: NetworkNamespace?
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
@@ -45,6 +46,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         self.hosts = hosts
         self.provisioning = provisioning
         self.namespace = namespace
+        // A named namespace, given or the one the process runs in, is watched for deletion.
+        watchedNamespace = namespace ?? NetworkNamespace.current()
+        configurationFiles = ConfigurationFileWatcher(namespace: watchedNamespace)
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -61,7 +65,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: resolverFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
+            pollfd(fd: configurationFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
         ]
         // Block without end, unless an advertised lifetime lapses first.
         let timeout = provisioning.nextDeadline.map { Int32(clamping: max(0, $0 - SystemCall.monotonicMilliseconds())) } ?? -1
@@ -74,11 +78,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         if ready == 0 {
             return provisioning.expire(at: SystemCall.monotonicMilliseconds()) ? .advertisementsChanged : .woken
         }
-        if descriptors[1].revents != 0 {
-            var value: UInt64 = 0
-            _ = read(wakeDescriptor, &value, 8)
+        if descriptors[1].revents != 0 { SystemCall.consumeEvent(wakeDescriptor) }
+        let files = descriptors[2].revents != 0 ? configurationFiles?.drain() ?? [] : []
+        if files.contains(.namespaceDeleted) {
+            return .failed(.networkNamespaceDeleted(watchedNamespace?.path ?? ""))
         }
-        let resolverChanged = descriptors[2].revents != 0 && resolverFiles?.drain() == true
+        let resolverChanged = files.contains(.resolverConfiguration)
         let change = descriptors[0].revents != 0 ? drain() : .woken
         return change == .woken && resolverChanged ? .resolverConfigurationChanged : change
     }
@@ -86,8 +91,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     func wake() {
         isClosed.withLock { closed in
             guard !closed else { return }
-            var one: UInt64 = 1
-            _ = write(wakeDescriptor, &one, 8)
+            SystemCall.signalEvent(wakeDescriptor)
         }
     }
 
@@ -109,13 +113,13 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             subscription.close()
             SystemCall.close(wakeDescriptor)
         }
-        resolverFiles?.close()
+        configurationFiles?.close()
         queries.close()
     }
 
     var statistics: MonitorStatistics { counters.withLock { $0 } }
 
-    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] + (resolverFiles.map { [$0.descriptor] } ?? []) }
+    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] + (configurationFiles.map { [$0.descriptor] } ?? []) }
 
     // MARK: - Draining
 

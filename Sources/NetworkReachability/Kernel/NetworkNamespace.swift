@@ -15,6 +15,15 @@ package struct NetworkNamespace: Sendable, Hashable {
     /// Names a namespace made with `ip netns add NAME`.
     package init(named name: String) { self.path = "/run/netns/\(name)" }
 
+    /// The named namespace (a file under `/run/netns`, as `ip netns add` makes) the calling thread is in, found
+    /// as `ip netns identify` does; `nil` for an unnamed one, such as the host's.
+    package static func current() -> NetworkNamespace? {
+        guard let own = SystemCall.fileIdentity("/proc/thread-self/ns/net") else { return nil }
+        return SystemCall.directoryEntries("/run/netns").lazy
+            .map { NetworkNamespace(named: $0) }
+            .first { SystemCall.fileIdentity($0.path) == own }
+    }
+
     /// Runs `body` with the calling thread inside the namespace.
     package func perform<Result>(_ body: () throws(ReachabilityError) -> Result) throws(ReachabilityError) -> Result {
         let original = try SystemCall.run("open(/proc/thread-self/ns/net)") {

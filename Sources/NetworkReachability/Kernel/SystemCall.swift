@@ -43,6 +43,50 @@ enum SystemCall {
         _ = Glibc.close(descriptor)
     }
 
+    /// Reads what a non-blocking descriptor holds into `buffer`: the byte count, or `nil` once it would block,
+    /// is at its end, or fails.
+    static func readAvailable(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {
+        let outcome = try? runNonBlocking("read") { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
+        guard case .completed(let count)? = outcome, count > 0 else { return nil }
+        return count
+    }
+
+    /// Adds one to an eventfd's counter, waking whoever polls it; a full counter already wakes them.
+    static func signalEvent(_ descriptor: Int32) {
+        var one: UInt64 = 1
+        _ = try? runNonBlocking("write(eventfd)") { write(descriptor, &one, 8) }
+    }
+
+    /// Resets an eventfd's counter after a wake-up.
+    static func consumeEvent(_ descriptor: Int32) {
+        var value: UInt64 = 0
+        _ = try? runNonBlocking("read(eventfd)") { read(descriptor, &value, 8) }
+    }
+
+    /// Watches `path` on an inotify descriptor; `nil` when it cannot be watched (it does not exist).
+    static func addWatch(_ inotify: Int32, path: String, mask: UInt32) -> Int32? {
+        try? run("inotify_add_watch(\(path))") { inotify_add_watch(inotify, path, mask) }
+    }
+
+    /// The device and inode of the file at `path` (links followed), which name a namespace; `nil` if absent.
+    static func fileIdentity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard (try? run("stat(\(path))") { stat(path, &info) }) != nil else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    /// The names in a directory (without `.` and `..`); none when it cannot be read.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
     /// Reads a small text file whole, or `nil` when it cannot be read (sysfs attributes, uevent).
     static func readSmallFile(_ path: String, limit: Int = 8192) -> String? {
         let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }

@@ -14,6 +14,8 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     case familyMismatch(local: IPAddress, remote: IPAddress)
     /// A resolution timeout is not greater than zero and at most ``NetworkReachability/maximumResolutionTimeout``.
     case invalidResolutionTimeout(Duration)
+    /// The named network namespace the subscription lived in was deleted (`ip netns del`): its file's path.
+    case networkNamespaceDeleted(String)
     /// A system call failed: its name and `errno`.
     case systemCallFailed(call: String, errno: Int32)
     /// The kernel sent a reply that could not be parsed.
@@ -30,6 +32,7 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
         case .invalidResolutionTimeout(let timeout):
             "invalid resolution timeout \(timeout): it must be above zero and at most a day"
+        case .networkNamespaceDeleted(let path): "network namespace \(path) was deleted"
         case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
         case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
         }

@@ -42,6 +42,8 @@ final class ListenerHub: Sendable {
         /// Tells the current registration's deliveries from late ones of a previous registration.
         var registrationTag: UInt64?
         var latest: ReachabilitySnapshot?
+        /// Why the last registration ended on its own, until a new one starts.
+        var failure: ReachabilityError?
     }
 
     let target: ReachabilityTarget
@@ -75,11 +77,14 @@ final class ListenerHub: Sendable {
                 // A registration's sink only reaches this hub while that registration is the current one.
                 let hubID = state.nextID
                 state.nextID += 1
-                state.registration = try monitor.register(target, resolutionTimeout: resolutionTimeout, logger: logger) {
-                    [weak self] snapshot in
+                state.registration = try monitor.register(
+                    target, resolutionTimeout: resolutionTimeout, logger: logger,
+                    onFailure: { [weak self] error in self?.fail(error, registration: hubID) }
+                ) { [weak self] snapshot in
                     self?.receive(snapshot, registration: hubID)
                 }
                 state.registrationTag = hubID
+                state.failure = nil
             }
             let id = state.nextID
             state.nextID += 1
@@ -127,7 +132,26 @@ final class ListenerHub: Sendable {
         if let registration { monitor.unregister(registration) }
     }
 
+    /// Why listening ended on its own (the subscription failed for good), until listening starts again.
+    var failure: ReachabilityError? { state.withLock { $0.failure } }
+
     // MARK: - Delivery
+
+    /// The monitor dropped the registration for good: every consumer ends, and the next one registers anew.
+    private func fail(_ error: ReachabilityError, registration tag: UInt64) {
+        let consumers: [Consumer] = state.withLock { state in
+            guard state.registrationTag == tag else { return [] }
+            state.failure = error
+            state.registration = nil
+            state.registrationTag = nil
+            state.latest = nil
+            let consumers = Array(state.consumers.values)
+            state.consumers.removeAll()
+            state.slots.removeAll()
+            return consumers
+        }
+        for consumer in consumers { consumer.finish?() }
+    }
 
     private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64) {
         let deliveries: [(Deliver, UInt64)] = state.withLock { state in

@@ -9,10 +9,13 @@ import Logging
 package final class ReachabilityMonitor: Sendable {
     /// Receives evaluated snapshots on the monitor's thread; must return quickly and never block.
     package typealias Sink = @Sendable (ReachabilitySnapshot) -> Void
+    /// Told once, on the monitor's thread, that the subscription failed for good and the registration is gone.
+    package typealias FailureHandler = @Sendable (ReachabilityError) -> Void
 
     private struct Registration {
         var target: ReachabilityTarget
         var sink: Sink
+        var onFailure: FailureHandler?
         var last: ReachabilitySnapshot?
     }
 
@@ -63,13 +66,13 @@ package final class ReachabilityMonitor: Sendable {
     /// - Throws: when the subscription cannot be opened.
     package func register(
         _ target: ReachabilityTarget, resolutionTimeout: Duration, logger: Logger = NetworkReachability.silentLogger,
-        sink: @escaping Sink
+        onFailure: FailureHandler? = nil, sink: @escaping Sink
     ) throws(ReachabilityError) -> UInt64 {
         // Watch before the registration is visible, so no evaluation can meet the name unknown to the directory.
         if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
         let registered: (UInt64, Loop, Bool)
         do {
-            registered = try register(target, logger: logger, sink: sink)
+            registered = try register(target, logger: logger, onFailure: onFailure, sink: sink)
         } catch {
             if case .host(let name) = target { hosts.unwatch(name) }
             throw error
@@ -91,7 +94,7 @@ package final class ReachabilityMonitor: Sendable {
     /// Adds the registration, opening the subscription when it is the first; returns its id, the loop, and
     /// whether the loop is new (then the caller starts its thread).
     private func register(
-        _ target: ReachabilityTarget, logger: Logger, sink: @escaping Sink
+        _ target: ReachabilityTarget, logger: Logger, onFailure: FailureHandler?, sink: @escaping Sink
     ) throws(ReachabilityError) -> (UInt64, Loop, Bool) {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
@@ -104,7 +107,7 @@ package final class ReachabilityMonitor: Sendable {
                 loop = Loop(source: try openSource())
             }
             state.loop = loop
-            state.registrations[id] = Registration(target: target, sink: sink)
+            state.registrations[id] = Registration(target: target, sink: sink, onFailure: onFailure)
             state.awaitingFirstEvaluation.insert(id)
             if logger.logLevel < .critical { state.loggers[id] = logger }
             return (id, loop, existing == nil)
@@ -160,11 +163,17 @@ package final class ReachabilityMonitor: Sendable {
     private func run(_ loop: Loop) {
         var change = RoutingChange.woken
         var reopened = false
+        var finalError: ReachabilityError?
         while !loop.stopRequested.withLock({ $0 }) {
             if case .failed(let error) = change {
                 // Reopen once and re-evaluate everything: a lost subscription must not leave stale answers.
-                log(.error, "kernel subscription failed: \(error)\(reopened ? "; giving up" : "; reopening it")")
-                guard !reopened, let fresh = try? openSource() else { break }
+                // A deleted namespace cannot come back, so there is nothing to reopen.
+                let retry = !reopened && !Self.isFinal(error)
+                log(.error, "kernel subscription failed: \(error)\(retry ? "; reopening it" : "; giving up")")
+                guard retry, let fresh = try? openSource() else {
+                    finalError = error
+                    break
+                }
                 reopened = true
                 let failed = loop.current.withLock { current in
                     defer { current = fresh }
@@ -188,9 +197,33 @@ package final class ReachabilityMonitor: Sendable {
             report(change, counted: loop.source.statistics, since: before)
         }
         loop.source.close()
-        // After an unrecoverable failure, let the next registration open a new subscription.
-        state.withLock { state in
-            if state.loop === loop { state.loop = nil }
+        if let finalError { abandon(loop, because: finalError) }
+    }
+
+    private static func isFinal(_ error: ReachabilityError) -> Bool {
+        if case .networkNamespaceDeleted = error { return true }
+        return false
+    }
+
+    /// After an unrecoverable failure: every registration is dropped and told why, so sequences end instead of
+    /// waiting forever, and the next registration opens a new subscription.
+    private func abandon(_ loop: Loop, because error: ReachabilityError) {
+        let dropped: [Registration] = state.withLock { state in
+            guard state.loop === loop else { return [] }  // the last registration left meanwhile
+            state.loop = nil
+            state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
+            defer {
+                state.registrations.removeAll()
+                state.awaitingFirstEvaluation.removeAll()
+                state.loggers.removeAll()
+            }
+            return Array(state.registrations.values)
+        }
+        guard !dropped.isEmpty else { return }
+        loop.thread.withLock { $0 }?.join()  // on its own thread: detaches, as nobody will join it now
+        for registration in dropped {
+            if case .host(let name) = registration.target { hosts.unwatch(name) }
+            registration.onFailure?(error)
         }
     }
 
