@@ -27,12 +27,15 @@ struct LifecycleStormInNamespaceTests {
 
         // Then every descriptor was closed and memory stayed flat (within 2 MiB)
         let line = try #require(output.waitForLines(1).first)
-        let report = try #require(
-            try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Int])
-        #expect(report["cycles"] == 10_000)
-        #expect(report["descriptorsAfter"] == report["descriptorsBefore"])
-        let growth = (report["residentAfterKiB"] ?? .max) - (report["residentBeforeKiB"] ?? 0)
-        #expect(growth < 2048, "resident memory grew by \(growth) KiB")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(report["cycles"] as? Int == 10_000)
+        #expect(report["descriptorsAfter"] as? Int == report["descriptorsBefore"] as? Int)
+        // Under a sanitizer resident memory is mostly the sanitizer's own bookkeeping, which grows with every
+        // thread ever made; leaks are then LeakSanitizer's to find (it fails the storm's exit status).
+        if report["sanitizer"] as? String == "none" {
+            let growth = (report["residentAfterKiB"] as? Int ?? .max) - (report["residentBeforeKiB"] as? Int ?? 0)
+            #expect(growth < 2048, "resident memory grew by \(growth) KiB")
+        }
         print("lifecycle storm: \(line)")
     }
 }

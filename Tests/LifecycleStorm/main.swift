@@ -35,6 +35,14 @@ func residentKiB() -> Int {
     return -1
 }
 
+/// The sanitizer the binary was built with, if any: its runtime's entry point is then linked in.
+func sanitizer() -> String {
+    for (symbol, name) in [("__tsan_init", "thread"), ("__asan_init", "address")] where dlsym(nil, symbol) != nil {
+        return name
+    }
+    return "none"
+}
+
 func cycle(_ index: Int, on queue: DispatchQueue) {
     let heard = DispatchSemaphore(value: 0)
     switch index % 4 {
@@ -78,5 +86,5 @@ let descriptorsBefore = openDescriptorCount()
 let residentBefore = residentKiB()
 storm(cycles: cycles, threads: threads)
 print(
-    "{\"cycles\":\(cycles),\"descriptorsBefore\":\(descriptorsBefore),\"descriptorsAfter\":\(openDescriptorCount()),"
+    "{\"sanitizer\":\"\(sanitizer())\",\"cycles\":\(cycles),\"descriptorsBefore\":\(descriptorsBefore),\"descriptorsAfter\":\(openDescriptorCount()),"
         + "\"residentBeforeKiB\":\(residentBefore),\"residentAfterKiB\":\(residentKiB())}")

@@ -9,16 +9,22 @@ struct HardeningCLITests {
         (line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any])?["status"] as? String
     }
 
-    @Test func verboseWatchLogsEachOverflowAndItsResyncThroughAFloodAndEndsOnTheKernelsAnswer() throws {
-        // Given `reach watch --verbose` on an IPv4 network
-        let network = try TestNetwork(ipv4: true, ipv6: false)
-        defer { network.remove() }
+    /// Starts `reach watch --json --verbose` and waits for its first line, which must say reachable.
+    private func startVerboseWatch(in network: TestNetwork) throws -> (Subprocess, output: LineCollector, log: LineCollector) {
         let output = LineCollector()
         let log = LineCollector()
         let watcher = try network.start(
             [ReachBinary.path, "watch", "--json", "--verbose"], output: output.pipe, errors: log.pipe)
-        defer { watcher.send(SIGKILL) }
         #expect(output.waitForLines(1).map(status) == ["reachable"])
+        return (watcher, output, log)
+    }
+
+    @Test func verboseWatchLogsEachOverflowAndItsResyncThroughAFloodAndEndsOnTheKernelsAnswer() throws {
+        // Given `reach watch --verbose` on an IPv4 network
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (watcher, output, log) = try startVerboseWatch(in: network)
+        defer { watcher.send(SIGKILL) }
 
         // When 100,000 route changes flood it, the last removing the default route
         try network.floodRoutes(100_000, finally: "route del default")
@@ -37,12 +43,8 @@ struct HardeningCLITests {
         // Given `reach watch --verbose` on a reachable network
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let output = LineCollector()
-        let log = LineCollector()
-        let watcher = try network.start(
-            [ReachBinary.path, "watch", "--json", "--verbose"], output: output.pipe, errors: log.pipe)
+        let (watcher, output, log) = try startVerboseWatch(in: network)
         defer { watcher.send(SIGKILL) }
-        #expect(output.waitForLines(1).map(status) == ["reachable"])
 
         // When another process in the namespace unicasts forged "default route deleted" and "link down"
         // notifications to reach's netlink port (found by the socket's inode in /proc/PID/net/netlink)
@@ -136,5 +138,35 @@ struct HardeningCLITests {
         #expect(ended)
         if ended { #expect(watcher.wait() == .exited(70)) }
         #expect(errors.waitForLines(1) == ["reach: network namespace /run/netns/\(network.name) was deleted"])
+    }
+
+    @Test func startingAmong100000RoutesAndAFloodOf100000ChangesCostNoExtraMemory() throws {
+        // Given an empty network and one with 100,000 routes
+        let empty = try TestNetwork(ipv4: true, ipv6: false)
+        defer { empty.remove() }
+        let crowded = try TestNetwork(ipv4: true, ipv6: false)
+        defer { crowded.remove() }
+        try crowded.addRoutes(100_000)
+
+        // When `reach status` runs in each, and `reach watch` in the crowded one through a flood of changes
+        func peak(of arguments: [String], in network: TestNetwork, during work: () throws -> Void) throws -> Int {
+            let output = LineCollector()
+            let process = try network.start([ReachBinary.path] + arguments, output: output.pipe)
+            output.waitForLines(1)
+            try work()
+            _ = output.linesAfterQuiet()  // the flood is absorbed
+            let peak = process.peakResidentKiB ?? .max
+            process.send(SIGTERM)
+            process.wait()
+            return peak
+        }
+        let baseline = try peak(of: ["watch"], in: empty) {}
+        let crowdedStart = try peak(of: ["watch"], in: crowded) {}
+        let flooded = try peak(of: ["watch", "--json"], in: crowded) { try crowded.floodRoutes(100_000) }
+
+        // Then the routes are never read (start-up reads only links) and the message buffer stays bounded
+        print("peak resident KiB: empty \(baseline), 100,000 routes \(crowdedStart), flood \(flooded)")
+        #expect(crowdedStart - baseline < 2048)
+        #expect(flooded - baseline < 4096)
     }
 }

@@ -85,6 +85,15 @@ public final class Subprocess: @unchecked Sendable {
         }
     }
 
+    /// The running process's peak resident memory in KiB (`VmHWM`: its own image's, unlike `ru_maxrss`,
+    /// which also counts the parent's memory shared before exec).
+    public var peakResidentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+        else { return nil }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+    }
+
     /// Sends `signal` unless the process has been reaped (its pid could belong to another process by then).
     public func send(_ signal: Int32) {
         lock.withLock {

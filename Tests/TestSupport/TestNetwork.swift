@@ -103,6 +103,11 @@ public final class TestNetwork: @unchecked Sendable {
         try Command.run(["ip", "-n", namespace] + arguments, check: true)
     }
 
+    /// Adds `count` IPv4 /32 routes via the gateway (in 10.0.0.0/8) with one `ip -batch`, to crowd the table.
+    public func addRoutes(_ count: Int) throws {
+        try runBatch((0..<count).map { "route add 10.\($0 >> 16 & 255).\($0 >> 8 & 255).\($0 & 255)/32 via \(Self.gatewayIPv4)" })
+    }
+
     /// Adds and then deletes `count / 2` IPv4 /24 routes via the gateway with one `ip -batch` (`count` route
     /// messages as fast as the kernel makes them), then runs `finally` (e.g. `route del default`) in the same batch.
     public func floodRoutes(_ count: Int, finally last: String? = nil) throws {
@@ -112,6 +117,10 @@ public final class TestNetwork: @unchecked Sendable {
         for index in 0..<half { lines.append("route add 10.\(index / 256 % 256).\(index % 256).0/24 via \(Self.gatewayIPv4)") }
         for index in 0..<half { lines.append("route del 10.\(index / 256 % 256).\(index % 256).0/24") }
         if let last { lines.append(last) }
+        try runBatch(lines)
+    }
+
+    private func runBatch(_ lines: [String]) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-batch").path
         defer { try? FileManager.default.removeItem(atPath: file) }
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
