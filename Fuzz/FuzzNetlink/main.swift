@@ -1,6 +1,6 @@
 import CFuzzDriver
 import Glibc
-import NetworkReachability
+@_spi(Tooling) import NetworkReachability
 
 // Fuzzes the netlink wire-format parsers: a datagram split into messages, each parsed into its typed form,
 // and the same bytes read as a bare run of attributes. Any trap or memory error is a finding; the parsers

@@ -5,7 +5,7 @@ import NetworkReachability
 // Creates, starts, stops and releases reachability objects on several threads at once, including listeners
 // that stop themselves or release their object inside the callback, then prints one JSON line with the
 // process's open descriptors and resident memory before and after. Run inside a test's namespace by
-// HardeningInNamespaceTests; a deadlock shows as the test's timeout killing it.
+// LifecycleStormInNamespaceTests; a deadlock shows as the test's timeout killing it.
 //
 //   LifecycleStorm CYCLES THREADS
 

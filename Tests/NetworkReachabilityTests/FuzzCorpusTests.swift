@@ -2,7 +2,7 @@ import CNetlink
 import Foundation
 import Testing
 
-@testable import NetworkReachability
+@_spi(Tooling) @testable import NetworkReachability
 
 /// The fuzz corpus and every input a fuzzer ever crashed on, replayed through the same parsers.
 struct FuzzCorpusTests {

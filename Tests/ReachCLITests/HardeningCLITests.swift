@@ -166,7 +166,9 @@ struct HardeningCLITests {
 
         // Then the routes are never read (start-up reads only links) and the message buffer stays bounded
         print("peak resident KiB: empty \(baseline), 100,000 routes \(crowdedStart), flood \(flooded)")
-        #expect(crowdedStart - baseline < 2048)
-        #expect(flooded - baseline < 4096)
+        if Sanitizer.current == nil {  // see Sanitizer: under one, memory is mostly its own bookkeeping
+            #expect(crowdedStart - baseline < 2048)
+            #expect(flooded - baseline < 4096)
+        }
     }
 }

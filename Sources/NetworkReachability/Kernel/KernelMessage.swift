@@ -36,10 +36,10 @@ enum KernelMessage: Sendable, Equatable {
 }
 
 /// The parsers' entry points for code outside the library that feeds them raw bytes: the fuzzers and the
-/// parsing benchmark. Nothing here reaches a socket.
-package enum KernelBytes {
+/// parsing benchmark (a package of its own, hence SPI rather than `package`). Nothing here reaches a socket.
+@_spi(Tooling) public enum KernelBytes {
     /// What the subscription makes of one datagram: messages parsed, and messages dropped as malformed.
-    package static func tally(datagram: ArraySlice<UInt8>) -> (parsed: Int, malformed: Int) {
+    public static func tally(datagram: ArraySlice<UInt8>) -> (parsed: Int, malformed: Int) {
         let (messages, broken) = NetlinkMessage.split(datagram)
         var parsed = 0
         for message in messages where KernelMessage(message) != nil { parsed += 1 }
@@ -47,7 +47,7 @@ package enum KernelBytes {
     }
 
     /// The number of attributes in a run of `rtattr`s, `nil` when a length lies.
-    package static func attributeCount(_ bytes: ArraySlice<UInt8>) -> Int? {
+    public static func attributeCount(_ bytes: ArraySlice<UInt8>) -> Int? {
         NetlinkAttribute.parse(bytes)?.count
     }
 }
