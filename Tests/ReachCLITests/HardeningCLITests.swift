@@ -171,4 +171,30 @@ struct HardeningCLITests {
             #expect(flooded - baseline < 4096)
         }
     }
+
+    @Test func aDumpOf2000LinksIsParsedAsItStreamsIn() throws {
+        // Given a network with 1,000 veth pairs more than another
+        let plain = try TestNetwork(ipv4: true, ipv6: false)
+        defer { plain.remove() }
+        let crowded = try TestNetwork(ipv4: true, ipv6: false)
+        defer { crowded.remove() }
+        try crowded.addVethPairs(1000)
+
+        // When `reach watch` starts in each (the subscription dumps every link once)
+        func peak(in network: TestNetwork) throws -> Int {
+            let output = LineCollector()
+            let process = try network.start([ReachBinary.path, "watch", "link-local"], output: output.pipe)
+            #expect(output.waitForLines(1).count == 1)
+            let peak = process.peakResidentKiB ?? .max
+            process.send(SIGTERM)
+            process.wait()
+            return peak
+        }
+        let plainPeak = try peak(in: plain)
+        let crowdedPeak = try peak(in: crowded)
+
+        // Then the 2,000 more links cost their parsed values, not a copy of every datagram (about 8 MiB)
+        print("peak resident KiB: 3 links \(plainPeak), 2,003 links \(crowdedPeak)")
+        if Sanitizer.current == nil { #expect(crowdedPeak - plainPeak < 3072) }
+    }
 }

@@ -108,6 +108,11 @@ public final class TestNetwork: @unchecked Sendable {
         try runBatch((0..<count).map { "route add 10.\($0 >> 16 & 255).\($0 >> 8 & 255).\($0 & 255)/32 via \(Self.gatewayIPv4)" })
     }
 
+    /// Adds `pairs` veth pairs (`vb0`/`vc0`, …) inside the namespace with one `ip -batch`, to make link dumps big.
+    public func addVethPairs(_ pairs: Int) throws {
+        try runBatch((0..<pairs).map { "link add vb\($0) type veth peer name vc\($0)" })
+    }
+
     /// Adds and then deletes `count / 2` IPv4 /24 routes via the gateway with one `ip -batch` (`count` route
     /// messages as fast as the kernel makes them), then runs `finally` (e.g. `route del default`) in the same batch.
     public func floodRoutes(_ count: Int, finally last: String? = nil) throws {

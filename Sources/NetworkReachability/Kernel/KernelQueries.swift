@@ -59,22 +59,31 @@ final class KernelQueries: Sendable {
             }
         ]
         if let likelyLink { requests.append(Self.linkRequest(index: likelyLink)) }
-        let replies = try exchange(requests)
+        var routeMessage: RouteMessage?
+        var linkMessage: LinkMessage?
+        var malformed = false
+        let replies = try exchange(requests) { position, message in
+            if position == 0 {
+                routeMessage = RouteMessage(message)
+                malformed = routeMessage == nil
+            } else {
+                linkMessage = LinkMessage(message)
+            }
+        }
         let route: RouteAnswer
         switch replies[0] {
         case .failed(let code): route = .noRoute(errno: code)
-        case .messages(let messages):
-            guard let message = messages.lazy.compactMap(RouteMessage.init).first else {
-                throw .malformedKernelReply("route lookup answer")
-            }
-            route = .route(message)
+        case .completed:
+            guard let routeMessage, !malformed else { throw .malformedKernelReply("route lookup answer") }
+            route = .route(routeMessage)
         }
-        return (route, replies.count > 1 ? try Self.link(from: replies[1]) : nil)
+        if replies.count > 1 { try Self.checkLinkReply(replies[1]) }
+        return (route, linkMessage)
     }
 
     /// The link with `index`, or `nil` when there is none.
     func link(index: Int) throws(ReachabilityError) -> LinkMessage? {
-        try Self.link(from: exchange([Self.linkRequest(index: index)])[0])
+        try singleLink(Self.linkRequest(index: index))
     }
 
     /// The index of the link called `name`, or `nil` when there is none.
@@ -84,17 +93,17 @@ final class KernelQueries: Sendable {
             request.appendAttribute(UInt16(IFLA_IFNAME), Array(name.utf8) + [0])
             return request.encoded
         }
-        return try Self.link(from: exchange([request])[0])?.index
+        return try singleLink(request)?.index
     }
 
     /// Every link (`RTM_GETLINK` dump).
     func links() throws(ReachabilityError) -> [LinkMessage] {
-        try dump(type: UInt16(RTM_GETLINK), header: Self.linkHeader(index: 0)).compactMap(LinkMessage.init)
+        try dump(type: UInt16(RTM_GETLINK), header: Self.linkHeader(index: 0), LinkMessage.init)
     }
 
     /// Every address of every link (`RTM_GETADDR` dump).
     func addresses() throws(ReachabilityError) -> [AddressMessage] {
-        try dump(type: UInt16(RTM_GETADDR), header: [UInt8](repeating: 0, count: 8)).compactMap(AddressMessage.init)
+        try dump(type: UInt16(RTM_GETADDR), header: [UInt8](repeating: 0, count: 8), AddressMessage.init)
     }
 
     /// How many `sendmsg` round trips this client has made: each batch of requests counts once.
@@ -110,8 +119,9 @@ final class KernelQueries: Sendable {
 
     // MARK: - Exchanges
 
+    /// How one request of a batch ended; its messages went to the exchange's handler as they came.
     private enum Reply {
-        case messages([NetlinkMessage])
+        case completed
         case failed(Int32)
     }
 
@@ -133,25 +143,36 @@ final class KernelQueries: Sendable {
         }
     }
 
-    private static func link(from reply: Reply) throws(ReachabilityError) -> LinkMessage? {
-        switch reply {
-        case .failed(let code) where code == ENODEV: return nil
-        case .failed(let code): throw .systemCallFailed(call: "RTM_GETLINK", errno: code)
-        case .messages(let messages): return messages.lazy.compactMap(LinkMessage.init).first
-        }
+    private func singleLink(_ request: Request) throws(ReachabilityError) -> LinkMessage? {
+        var link: LinkMessage?
+        let reply = try exchange([request]) { _, message in link = LinkMessage(message) }[0]
+        try Self.checkLinkReply(reply)
+        return link
     }
 
-    private func dump(type: UInt16, header: [UInt8]) throws(ReachabilityError) -> [NetlinkMessage] {
+    /// A link that does not exist is an answer (`nil`); any other error is not.
+    private static func checkLinkReply(_ reply: Reply) throws(ReachabilityError) {
+        if case .failed(let code) = reply, code != ENODEV { throw .systemCallFailed(call: "RTM_GETLINK", errno: code) }
+    }
+
+    /// A dump, parsed message by message as datagrams arrive: only the parsed values are kept, never the
+    /// kernel's bytes, so a dump of any size needs one receive buffer.
+    private func dump<Value>(
+        type: UInt16, header: [UInt8], _ parse: (NetlinkMessage) -> Value?
+    ) throws(ReachabilityError) -> [Value] {
         // A dump that raced a change is marked NLM_F_DUMP_INTR; ask again, a few times at most.
         for _ in 0..<4 {
             let request = Request(isDump: true) { sequence in
                 NetlinkRequest(type: type, flags: UInt16(NLM_F_DUMP), sequence: sequence, familyHeader: header).encoded
             }
-            switch try exchange([request])[0] {
-            case .failed(let code): throw .systemCallFailed(call: "netlink dump \(type)", errno: code)
-            case .messages(let messages):
-                if !messages.contains(where: { $0.flags & UInt16(NLM_F_DUMP_INTR) != 0 }) { return messages }
-            }
+            var values: [Value] = []
+            var interrupted = false
+            let reply = try exchange([request]) { _, message in
+                if message.flags & UInt16(NLM_F_DUMP_INTR) != 0 { interrupted = true }
+                if let value = parse(message) { values.append(value) }
+            }[0]
+            if case .failed(let code) = reply { throw .systemCallFailed(call: "netlink dump \(type)", errno: code) }
+            if !interrupted { return values }
         }
         throw .malformedKernelReply("dump kept being interrupted by changes")
     }
@@ -162,9 +183,12 @@ final class KernelQueries: Sendable {
         var encode: (UInt32) -> [UInt8]
     }
 
-    /// Sends the requests in one `sendmsg` (the kernel handles each in turn and answers each) and collects
-    /// every answer, matched by sequence number; replies to older exchanges are skipped.
-    private func exchange(_ requests: [Request]) throws(ReachabilityError) -> [Reply] {
+    /// Sends the requests in one `sendmsg` (the kernel handles each in turn and answers each), hands every
+    /// answer message to `handle` with its request's position as it arrives, and says how each request ended.
+    /// Messages are matched by sequence number; replies to older exchanges are skipped.
+    private func exchange(
+        _ requests: [Request], handle: (Int, NetlinkMessage) -> Void
+    ) throws(ReachabilityError) -> [Reply] {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> [Reply] in
             if state.socket == nil { state.socket = try NetlinkSocket(namespace: namespace) }
             guard let socket = state.socket else { throw .malformedKernelReply("no socket") }
@@ -176,7 +200,6 @@ final class KernelQueries: Sendable {
             }
             try socket.send(batch)
             state.exchanges += 1
-            var collected = [[NetlinkMessage]](repeating: [], count: requests.count)
             var replies = [Reply?](repeating: nil, count: requests.count)
             var open = requests.count
             while open > 0 {
@@ -187,17 +210,17 @@ final class KernelQueries: Sendable {
                     let position = Int(message.sequence &- first)
                     guard position >= 0, position < requests.count, replies[position] == nil else { continue }
                     if let code = message.errorCode {
-                        replies[position] = code == 0 ? .messages(collected[position]) : .failed(-code)
+                        replies[position] = code == 0 ? .completed : .failed(-code)
                     } else if message.isDone {
-                        replies[position] = .messages(collected[position])
+                        replies[position] = .completed
                     } else {
-                        collected[position].append(message)
-                        if !requests[position].isDump { replies[position] = .messages(collected[position]) }
+                        handle(position, message)
+                        if !requests[position].isDump { replies[position] = .completed }
                     }
                     if replies[position] != nil { open -= 1 }
                 }
             }
-            return replies.map { $0 ?? .messages([]) }
+            return replies.map { $0 ?? .completed }
         }
     }
 }
