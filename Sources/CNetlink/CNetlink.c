@@ -1,5 +1,6 @@
 #ifdef __linux__
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
@@ -67,6 +68,8 @@ uint32_t cnl_inotify_change_mask(void) {
 }
 
 uint32_t cnl_inotify_removal_mask(void) { return IN_DELETE | IN_MOVED_FROM; }
+
+void cnl_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 #endif

@@ -233,6 +233,17 @@ public final class NetworkReachability: Sendable {
     }
 
     /// Removes the consumer in `slot`.
+    /// Delivers every snapshot whose flags or path changed straight from the monitor's thread, and calls
+    /// `finish` once if listening ends on its own (see ``listeningFailure``): no thread hop and no other thread
+    /// woken, for `reach watch`. `deliver` must return quickly and must not stop listening.
+    ///
+    /// - Throws: when the subscription cannot be opened.
+    package func addImmediateConsumer(
+        slot: String, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
+    ) throws(ReachabilityError) {
+        try hub.add(slot: slot, deduplication: .snapshot, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
+    }
+
     package func removeConsumer(slot: String) {
         hub.remove(slot: slot)
     }

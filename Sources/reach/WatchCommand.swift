@@ -1,10 +1,11 @@
 import ArgumentParser
+import Dispatch
 import Glibc
 import Logging
 import NetworkReachability
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.
-struct WatchCommand: AsyncParsableCommand {
+struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Print each target's state, then a line whenever its flags or path change, until interrupted."
@@ -22,7 +23,7 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages.")
     var verbose = false
 
-    func run() async throws {
+    func run() throws {
         // Every target is checked before anything is printed: one bad one, and nothing starts.
         let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
             try TargetArgument(text)
@@ -36,16 +37,17 @@ struct WatchCommand: AsyncParsableCommand {
         }
         Self.exitOnSignals()
         let printer = SnapshotPrinter(json: json)
-        await withTaskGroup(of: Void.self) { group in
-            for (argument, reachability) in watched {
-                group.addTask {
-                    for await snapshot in reachability.updates {
-                        printer.print(snapshot, as: argument.text)
-                    }
-                }
-            }
+        // Lines are printed on the monitor's own thread as each change is evaluated, and this thread blocks until
+        // listening ends: no hop to another thread per change, and no Dispatch or Swift-concurrency worker ever
+        // started, so nothing wakes while the network is quiet (an idle worker pool keeps a one-second timer).
+        let ended = DispatchSemaphore(value: 0)
+        for (argument, reachability) in watched {
+            try reachability.addImmediateConsumer(
+                slot: "watch", deliver: { snapshot in printer.print(snapshot, as: argument.text) },
+                finish: { ended.signal() })
         }
-        // The sequences end only when the subscription failed for good (a signal exits before this).
+        for _ in watched { ended.wait() }
+        // Listening ends only when the subscription failed for good (a signal exits before this).
         if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
     }
 

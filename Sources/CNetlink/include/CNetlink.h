@@ -72,6 +72,8 @@ int cnl_eai_nodata(void);
 int cnl_inotify_open(void);
 /// The event mask that tells a watched file or directory entry was written, replaced or removed.
 uint32_t cnl_inotify_change_mask(void);
+/// Names the calling thread (at most 15 bytes), as `ps -L` and debuggers show it; best effort.
+void cnl_name_current_thread(const char *name);
 /// The inotify events that say a directory entry went away.
 uint32_t cnl_inotify_removal_mask(void);
 

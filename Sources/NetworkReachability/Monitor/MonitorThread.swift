@@ -1,3 +1,4 @@
+import CNetlink
 import Glibc
 
 /// A dedicated thread for the blocking kernel read: it must not occupy a Dispatch or Swift-concurrency worker.
@@ -17,6 +18,7 @@ final class MonitorThread: @unchecked Sendable {
             { context in
                 guard let context else { return nil }
                 let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
+                cnl_name_current_thread("reachability")
                 body.run()
                 return nil
             }, context)
