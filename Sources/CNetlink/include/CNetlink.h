@@ -47,6 +47,8 @@ uint32_t cnl_reachability_groups(void);
 
 static inline uint32_t cnl_nduseroptmsg_length(void) { return sizeof(struct nduseroptmsg); }
 /// The legacy bind() mask bit of RTNLGRP_ND_USEROPT: ND options the kernel passes on from router advertisements.
+/// The legacy bind() mask bit of RTNLGRP_LINK: link notifications only.
+static inline uint32_t cnl_link_group_mask(void) { return 1u << (RTNLGRP_LINK - 1); }
 static inline uint32_t cnl_nd_useropt_group_mask(void) { return 1u << (RTNLGRP_ND_USEROPT - 1); }
 /// ND option types no installed header names: RDNSS (RFC 8106), captive portal (RFC 8910), PREF64 (RFC 8781).
 enum { CNL_ND_OPT_RDNSS = 25, CNL_ND_OPT_CAPTIVE_PORTAL = 37, CNL_ND_OPT_PREF64 = 38 };

@@ -35,50 +35,43 @@ final class KernelQueries: Sendable {
     func lookupRoute(
         to destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
     ) throws(ReachabilityError) -> RouteAnswer {
-        try lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex, alsoLink: nil).route
+        try lookupRoutes([Self.routeRequest(to: destination, from: source, interfaceIndex: interfaceIndex)])[0]
     }
 
-    /// Asks for the route and, in the same `sendmsg`, for the link `likelyLink` (the interface the route
-    /// left through last time): when the guess holds, route and link cost one round trip.
-    func lookupRoute(
-        to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?, alsoLink likelyLink: Int?
-    ) throws(ReachabilityError) -> (route: RouteAnswer, link: LinkMessage?) {
+    /// Asks for the routes to several destinations in one `sendmsg`: one round trip, answers in order.
+    func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
+        try lookupRoutes(destinations.map { Self.routeRequest(to: $0, from: nil, interfaceIndex: nil) })
+    }
+
+    private func lookupRoutes(_ requests: [Request]) throws(ReachabilityError) -> [RouteAnswer] {
+        var routes = [RouteMessage?](repeating: nil, count: requests.count)
+        let replies = try exchange(requests) { position, message in routes[position] = RouteMessage(message) }
+        var answers: [RouteAnswer] = []
+        for (reply, route) in zip(replies, routes) {
+            switch reply {
+            case .failed(let code): answers.append(.noRoute(errno: code))
+            case .completed:
+                guard let route else { throw .malformedKernelReply("route lookup answer") }
+                answers.append(.route(route))
+            }
+        }
+        return answers
+    }
+
+    private static func routeRequest(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) -> Request {
         let family = destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6)
         let fullLength = UInt8(destination.bytes.count * 8)
-        var requests: [Request] = [
-            Request { sequence in
-                var header: [UInt8] = [family, fullLength, source == nil ? 0 : fullLength, 0, 0, 0, 0, 0]
-                header.appendNative(UInt32(0))  // rtm_flags
-                var request = NetlinkRequest(type: UInt16(RTM_GETROUTE), sequence: sequence, familyHeader: header)
-                request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
-                if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
-                if let interfaceIndex {
-                    request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex))
-                }
-                return request.encoded
+        return Request { sequence in
+            var header: [UInt8] = [family, fullLength, source == nil ? 0 : fullLength, 0, 0, 0, 0, 0]
+            header.appendNative(UInt32(0))  // rtm_flags
+            var request = NetlinkRequest(type: UInt16(RTM_GETROUTE), sequence: sequence, familyHeader: header)
+            request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
+            if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
+            if let interfaceIndex {
+                request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex))
             }
-        ]
-        if let likelyLink { requests.append(Self.linkRequest(index: likelyLink)) }
-        var routeMessage: RouteMessage?
-        var linkMessage: LinkMessage?
-        var malformed = false
-        let replies = try exchange(requests) { position, message in
-            if position == 0 {
-                routeMessage = RouteMessage(message)
-                malformed = routeMessage == nil
-            } else {
-                linkMessage = LinkMessage(message)
-            }
+            return request.encoded
         }
-        let route: RouteAnswer
-        switch replies[0] {
-        case .failed(let code): route = .noRoute(errno: code)
-        case .completed:
-            guard let routeMessage, !malformed else { throw .malformedKernelReply("route lookup answer") }
-            route = .route(routeMessage)
-        }
-        if replies.count > 1 { try Self.checkLinkReply(replies[1]) }
-        return (route, linkMessage)
     }
 
     /// The link with `index`, or `nil` when there is none.

@@ -5,7 +5,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
-    private let hints = OutputInterfaceHints()
+    private let links: LinkCache
     private let hosts = HostDirectory()
     private let provisioning = ProvisioningDirectory()
     package let monitor: ReachabilityMonitor
@@ -19,6 +19,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
         let classifier = InterfaceClassifier(sysfsRoot: sysfsRoot)
         self.classifier = classifier
         queries = KernelQueries(namespace: namespace)
+        links = LinkCache(queries: queries, namespace: namespace)
         let hosts = hosts
         let provisioning = provisioning
         monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
@@ -36,7 +37,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
         try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
 
-    /// One `sendmsg` per route lookup: the route and its likely output link are asked together.
+    /// One round trip per route lookup: links come from a cache that link notifications keep exact.
     package func evaluate(
         _ target: ReachabilityTarget, resolutionTimeout: Duration
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
@@ -45,8 +46,8 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
         TargetEvaluator(
-            queries: queries, links: queries, classifier: classifier,
+            queries: queries, links: links, classifier: classifier,
             hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: resolutionTimeout, refresh: true) },
-            provisioning: provisioning, hints: hints)
+            provisioning: provisioning)
     }
 }

@@ -13,8 +13,6 @@ struct TargetEvaluator {
     let hostResolution: (HostName) -> HostResolution
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
-    /// Set on the synchronous path, where links are asked of the kernel: prefetch the likely link.
-    var hints: OutputInterfaceHints? = nil
 
     // MARK: - Targets
 
@@ -74,10 +72,9 @@ struct TargetEvaluator {
     }
 
     private func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
-        (
-            try snapshot(.internet, family: .ipv4, lookup(Self.internetProbeIPv4)),
-            try snapshot(.internet, family: .ipv6, lookup(Self.internetProbeIPv6))
-        )
+        // Both probes go out in one send: one round trip.
+        let answers = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
+        return (try snapshot(.internet, family: .ipv4, answers[0]), try snapshot(.internet, family: .ipv6, answers[1]))
     }
 
     /// What the network provisions on the IPv6 route's interface; on an IPv6-only network this is also what
@@ -152,28 +149,20 @@ struct TargetEvaluator {
         return ReachabilitySnapshot(target: .linkLocal, flags: flags, path: path)
     }
 
-    /// One route lookup; with hints, the likely output link rides in the same send.
+    /// One route lookup.
     private func lookup(
         _ destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
-    ) throws(ReachabilityError) -> (route: KernelQueries.RouteAnswer, link: LinkMessage?) {
-        guard let hints else {
-            return (try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex), nil)
-        }
-        let answer = try queries.lookupRoute(
-            to: destination, from: source, interfaceIndex: interfaceIndex, alsoLink: hints.hint(for: destination))
-        if case .route(let route) = answer.route { hints.remember(route.outputInterface, for: destination) }
-        return answer
+    ) throws(ReachabilityError) -> KernelQueries.RouteAnswer {
+        try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
     }
 
     private func snapshot(
-        _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: (route: KernelQueries.RouteAnswer, link: LinkMessage?)
+        _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: KernelQueries.RouteAnswer
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        guard case .route(let route) = answer.route, route.type.carriesPackets else {
+        guard case .route(let route) = answer, route.type.carriesPackets else {
             return Self.unreachable(target)
         }
-        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in
-            answer.link?.index == index ? answer.link : try links.link(index: index)
-        }
+        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
         let interface = link.map(classifier.interface(for:))
         let flags = Self.flags(route: route, link: link, interfaceType: interface?.type)
         let isReachable = NetworkReachabilityStatus(flags).isReachable
