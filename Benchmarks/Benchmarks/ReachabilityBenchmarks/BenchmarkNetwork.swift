@@ -1,0 +1,62 @@
+import Glibc
+
+/// The network the benchmarks run in: scripts/bench's namespace, or whatever the host has.
+enum BenchmarkNetwork {
+    /// Set by scripts/bench inside its namespace, where changing routes is safe.
+    static let isBenchmarkNamespace = getenv("NR_BENCH_NAMESPACE") != nil
+    /// Carried by the default route in scripts/bench's namespace.
+    static let routedAddress = "203.0.113.7"
+    /// An `unreachable` route covers it in scripts/bench's namespace.
+    static let unreachableAddress = "198.51.100.7"
+    /// The default route's gateway in scripts/bench's namespace.
+    static let gateway: [UInt8] = [192, 0, 2, 1]
+
+    /// Routes in the IPv4 main table, from `/proc/net/route` (one header line).
+    static func ipv4RouteCount() -> Int {
+        guard let file = fopen("/proc/net/route", "r") else { return 0 }
+        defer { fclose(file) }
+        var lines = 0
+        while true {
+            let character = getc(file)
+            if character == EOF { break }
+            if character == 10 { lines += 1 }
+        }
+        return max(lines - 1, 0)
+    }
+
+    /// Adds or deletes the IPv4 default route via ``gateway`` with one rtnetlink request and waits for the
+    /// kernel's acknowledgement: the change the 10,000-target benchmark times.
+    static func setDefaultRoute(present: Bool) {
+        let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)  // 0: NETLINK_ROUTE
+        precondition(descriptor >= 0, "netlink socket: errno \(errno)")
+        defer { close(descriptor) }
+        let type: UInt16 = present ? 24 : 25  // RTM_NEWROUTE / RTM_DELROUTE
+        let flags: UInt16 = present ? 0x1 | 0x4 | 0x400 | 0x100 : 0x1 | 0x4  // REQUEST|ACK (+CREATE|REPLACE)
+        var message: [UInt8] = []
+        func append<T>(_ value: T) { withUnsafeBytes(of: value) { message += $0 } }
+        append(UInt32(16 + 12 + 8))
+        append(type)
+        append(flags)
+        append(UInt32(1))
+        append(UInt32(0))
+        message += [UInt8(AF_INET), 0, 0, 0, 254, 3, 0, 1] + [0, 0, 0, 0]  // rtmsg: main table, boot, universe, unicast
+        append(UInt16(8))
+        append(UInt16(5))  // RTA_GATEWAY
+        message += gateway
+        let sent = message.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
+        precondition(sent == message.count, "netlink send: errno \(errno)")
+        var answer = [UInt8](repeating: 0, count: 1024)
+        _ = answer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// The process's resident memory in KiB (the second field of `/proc/self/statm`, in pages).
+    static func residentKiB() -> Int {
+        guard let file = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(file) }
+        var line = [CChar](repeating: 0, count: 128)
+        guard fgets(&line, Int32(line.count), file) != nil else { return 0 }
+        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: " ")
+        guard fields.count >= 2, let pages = Int(fields[1]) else { return 0 }
+        return pages * sysconf(Int32(_SC_PAGESIZE)) / 1024
+    }
+}

@@ -1,0 +1,28 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The benchmarks live in a package of their own, as swift-nio's do, so the library's users never resolve
+// ordo-one/benchmark. Run from this directory: `swift package benchmark` (see ../scripts/bench).
+
+// A path dependency's identity is its directory's name, which depends on where the project was cloned.
+let rootIdentity = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main").lowercased()
+
+let package = Package(
+    name: "swift-network-reachability-benchmarks",
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "ReachabilityBenchmarks",
+            dependencies: [
+                .product(name: "NetworkReachability", package: rootIdentity),
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/ReachabilityBenchmarks",
+            swiftSettings: [.swiftLanguageMode(.v6)],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    ]
+)
