@@ -23,6 +23,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    private let probeMemo = TargetEvaluator.ProbeMemo()
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
     /// Set by `close()`; `wake()` checks it under the lock so it never writes to a closed, maybe reused, descriptor.
@@ -62,6 +63,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     // MARK: - RoutingChangeSource
 
     func waitForChanges() -> RoutingChange {
+        probeMemo.answers = nil  // whatever comes next may change them
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -102,7 +104,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             hostResolution: { [hosts] in
                 hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false)
             },
-            provisioning: provisioning
+            provisioning: provisioning, probeMemo: probeMemo
         ).evaluate(target)
     }
 

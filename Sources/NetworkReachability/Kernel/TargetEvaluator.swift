@@ -13,6 +13,14 @@ struct TargetEvaluator {
     let hostResolution: (HostName) -> HostResolution
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
+    /// The monitor's answers to the internet probes for the current pass, so thousands of unrouted IPv4
+    /// targets ask them once, not once each; `nil` on the synchronous path.
+    var probeMemo: ProbeMemo? = nil
+
+    /// Holds the internet probes' answers until the monitor's next pass clears them.
+    final class ProbeMemo {
+        var answers: [KernelQueries.RouteAnswer]?
+    }
 
     // MARK: - Targets
 
@@ -72,8 +80,14 @@ struct TargetEvaluator {
     }
 
     private func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
-        // Both probes go out in one send: one round trip.
-        let answers = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
+        // Both probes go out in one send: one round trip, once per monitor pass.
+        let answers: [KernelQueries.RouteAnswer]
+        if let remembered = probeMemo?.answers {
+            answers = remembered
+        } else {
+            answers = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
+            probeMemo?.answers = answers
+        }
         return (try snapshot(.internet, family: .ipv4, answers[0]), try snapshot(.internet, family: .ipv6, answers[1]))
     }
 

@@ -19,9 +19,6 @@ package final class ReachabilityMonitor: Sendable {
         var last: ReachabilitySnapshot?
     }
 
-    /// Where the monitor's own events go: the loggers of the registrations that log anything at all (a
-    /// silent logger's level is `critical`), one per label, so objects sharing a logger print each event once.
-
     private final class Loop: Sendable {
         /// Replaced only by the loop's own thread, when a failed subscription is reopened.
         let current: Locked<any RoutingChangeSource>
@@ -37,6 +34,8 @@ package final class ReachabilityMonitor: Sendable {
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
+        /// Where the monitor's own events go: the loggers of the registrations that log anything at all (a
+        /// silent logger's level is `critical`); ``log(_:_:)`` writes once per label.
         var loggers: [UInt64: Logger] = [:]
     }
 
