@@ -86,6 +86,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             return .failed(.networkNamespaceDeleted(watchedNamespace?.path ?? ""))
         }
         let resolverChanged = files.contains(.resolverConfiguration)
+        // DNS64 is asked again here, not by the monitor, so it happens even when network changes arrived in
+        // the same wake-up and the answer below says only `.changed`.
+        if resolverChanged { provisioning.rediscover() }
         let change = descriptors[0].revents != 0 ? drain() : .woken
         return change == .woken && resolverChanged ? .resolverConfigurationChanged : change
     }

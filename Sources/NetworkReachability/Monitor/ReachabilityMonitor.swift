@@ -43,14 +43,12 @@ package final class ReachabilityMonitor: Sendable {
     private let state = Locked(State())
     private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
     private let hosts: HostDirectory
-    private let provisioning: ProvisioningDirectory
 
     init(
         hosts: HostDirectory, provisioning: ProvisioningDirectory,
         openSource: @escaping @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
     ) {
         self.hosts = hosts
-        self.provisioning = provisioning
         self.openSource = openSource
         hosts.onChange { [weak self] name in self?.reevaluate { $0 == .host(name) } }
         // A DNS64 answer can change the internet's prefixes and every IPv4 address's path (hosts' too).
@@ -183,10 +181,7 @@ package final class ReachabilityMonitor: Sendable {
                 continue
             }
             switch change {
-            case .changed, .resynchronized: hosts.refreshWatched()
-            case .resolverConfigurationChanged:
-                hosts.refreshWatched()
-                provisioning.rediscover()
+            case .changed, .resynchronized, .resolverConfigurationChanged: hosts.refreshWatched()
             case .advertisementsChanged, .woken, .failed: break
             }
             let everything = change == .changed || change == .resynchronized || change == .advertisementsChanged
