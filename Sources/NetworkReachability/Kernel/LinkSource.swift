@@ -1,13 +1,10 @@
-/// Where the evaluation learns about links: the kernel on demand, or a table a subscription keeps current.
+/// Where the evaluation learns about links: a cache link notifications keep exact (synchronous reads), or the
+/// table the subscription keeps current.
 protocol LinkSource {
     /// The link with `index`, or `nil` when there is none.
     func link(index: Int) throws(ReachabilityError) -> LinkMessage?
     /// Every link.
     func allLinks() throws(ReachabilityError) -> [LinkMessage]
-}
-
-extension KernelQueries: LinkSource {
-    func allLinks() throws(ReachabilityError) -> [LinkMessage] { try links() }
 }
 
 /// The links as last announced by the kernel, kept by the subscription.
