@@ -1,37 +1,113 @@
 /// The facts behind a target's flags: where a packet would leave, and how.
 public struct ReachabilityPath: Sendable, Hashable {
+    /// The values, boxed: a snapshot is copied and compared once per target per change, so a copy is one
+    /// reference and equal paths that share a box compare at once. Copy-on-write keeps value semantics.
+    private struct Fields: Hashable, Sendable {
+        var interface: NetworkInterface? = nil
+        var gateway: IPAddress? = nil
+        var sourceAddress: IPAddress? = nil
+        var supportsIPv4: Bool = false
+        var supportsIPv6: Bool = false
+        var isExpensive: Bool = false
+        var host: HostResolution? = nil
+        var nat64Prefixes: [DiscoveredNAT64Prefix] = []
+        var advertisedDNSServers: [IPAddress] = []
+        var captivePortal: String? = nil
+        var synthesizedAddress: IPAddress? = nil
+        var isInternet: Bool = false
+        var awaitsNAT64Discovery: Bool = false
+    }
+
+    private final class Storage: @unchecked Sendable {
+        // Mutated only through `update`, while this path holds the only reference.
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var storage: Storage
+
     /// The output interface of the route, as `ip route get` prints it (`lo` for the host's own addresses).
-    public var interface: NetworkInterface?
+    public var interface: NetworkInterface? {
+        get { storage.fields.interface }
+        set { update { $0.interface = newValue } }
+    }
     /// The next hop, when the route has one.
-    public var gateway: IPAddress?
+    public var gateway: IPAddress? {
+        get { storage.fields.gateway }
+        set { update { $0.gateway = newValue } }
+    }
     /// The source address the kernel would use (`RTA_PREFSRC`), when it names one.
-    public var sourceAddress: IPAddress?
+    public var sourceAddress: IPAddress? {
+        get { storage.fields.sourceAddress }
+        set { update { $0.sourceAddress = newValue } }
+    }
     /// For the internet: an IPv4 default or split-default route is usable. For an address: it is IPv4 and reachable.
-    public var supportsIPv4: Bool
+    public var supportsIPv4: Bool {
+        get { storage.fields.supportsIPv4 }
+        set { update { $0.supportsIPv4 = newValue } }
+    }
     /// For the internet: an IPv6 default or split-default route is usable. For an address: it is IPv6 and reachable.
-    public var supportsIPv6: Bool
+    public var supportsIPv6: Bool {
+        get { storage.fields.supportsIPv6 }
+        set { update { $0.supportsIPv6 = newValue } }
+    }
     /// Whether the path costs the user money: true on cellular.
-    public var isExpensive: Bool
+    public var isExpensive: Bool {
+        get { storage.fields.isExpensive }
+        set { update { $0.isExpensive = newValue } }
+    }
     /// For a host target: the resolution behind the path; `nil` for other targets.
-    public var host: HostResolution?
+    public var host: HostResolution? {
+        get { storage.fields.host }
+        set { update { $0.host = newValue } }
+    }
+    /// For the internet: the NAT64 prefixes in force, those advertised (PREF64) on the interface of the IPv6
+    /// route first, then those DNS64 revealed (looked for only on an IPv6-only network). Empty for other targets.
+    public var nat64Prefixes: [DiscoveredNAT64Prefix] {
+        get { storage.fields.nat64Prefixes }
+        set { update { $0.nat64Prefixes = newValue } }
+    }
+    /// For the internet: the DNS servers advertised (RDNSS) on the interface of the IPv6 route.
+    public var advertisedDNSServers: [IPAddress] {
+        get { storage.fields.advertisedDNSServers }
+        set { update { $0.advertisedDNSServers = newValue } }
+    }
+    /// For the internet: the captive-portal API URI (RFC 8910) advertised on the interface of the IPv6 route.
+    public var captivePortal: String? {
+        get { storage.fields.captivePortal }
+        set { update { $0.captivePortal = newValue } }
+    }
+    /// For an IPv4 address on an IPv6-only network with a known NAT64 prefix: the IPv4-embedded IPv6 address
+    /// (RFC 6052) the path leads to; the flags and interface are that address's.
+    public var synthesizedAddress: IPAddress? {
+        get { storage.fields.synthesizedAddress }
+        set { update { $0.synthesizedAddress = newValue } }
+    }
+    /// Set by the internet target's evaluation, so ``isIPv6Only`` speaks only for it.
+    var isInternet: Bool {
+        get { storage.fields.isInternet }
+        set { update { $0.isInternet = newValue } }
+    }
+    /// Set for an IPv4 address on an IPv6-only network while the first NAT64 discovery runs: the status is
+    /// unknown until it ends.
+    var awaitsNAT64Discovery: Bool {
+        get { storage.fields.awaitsNAT64Discovery }
+        set { update { $0.awaitsNAT64Discovery = newValue } }
+    }
     /// For the internet: an IPv6 default (or split-default) route is usable and no IPv4 one is, the mark of an
     /// IPv6-only network (where IPv4 destinations need NAT64). Always false for other targets.
     public var isIPv6Only: Bool { supportsIPv6 && !supportsIPv4 && isInternet }
-    /// For the internet: the NAT64 prefixes in force, those advertised (PREF64) on the interface of the IPv6
-    /// route first, then those DNS64 revealed (looked for only on an IPv6-only network). Empty for other targets.
-    public var nat64Prefixes: [DiscoveredNAT64Prefix]
-    /// For the internet: the DNS servers advertised (RDNSS) on the interface of the IPv6 route.
-    public var advertisedDNSServers: [IPAddress]
-    /// For the internet: the captive-portal API URI (RFC 8910) advertised on the interface of the IPv6 route.
-    public var captivePortal: String?
-    /// For an IPv4 address on an IPv6-only network with a known NAT64 prefix: the IPv4-embedded IPv6 address
-    /// (RFC 6052) the path leads to; the flags and interface are that address's.
-    public var synthesizedAddress: IPAddress?
-    /// Set by the internet target's evaluation, so ``isIPv6Only`` speaks only for it.
-    var isInternet = false
-    /// Set for an IPv4 address on an IPv6-only network while the first NAT64 discovery runs: the status is
-    /// unknown until it ends.
-    var awaitsNAT64Discovery = false
+
+    private mutating func update(_ change: (inout Fields) -> Void) {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        change(&storage.fields)
+    }
+
+    public static func == (lhs: ReachabilityPath, rhs: ReachabilityPath) -> Bool {
+        lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
+    }
+
+    public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
 
     /// Makes a path.
     public init(
@@ -40,17 +116,12 @@ public struct ReachabilityPath: Sendable, Hashable {
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
         synthesizedAddress: IPAddress? = nil
     ) {
-        self.interface = interface
-        self.gateway = gateway
-        self.sourceAddress = sourceAddress
-        self.supportsIPv4 = supportsIPv4
-        self.supportsIPv6 = supportsIPv6
-        self.isExpensive = isExpensive
-        self.host = host
-        self.nat64Prefixes = nat64Prefixes
-        self.advertisedDNSServers = advertisedDNSServers
-        self.captivePortal = captivePortal
-        self.synthesizedAddress = synthesizedAddress
+        storage = Storage(
+            Fields(
+                interface: interface, gateway: gateway, sourceAddress: sourceAddress, supportsIPv4: supportsIPv4,
+                supportsIPv6: supportsIPv6, isExpensive: isExpensive, host: host, nat64Prefixes: nat64Prefixes,
+                advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
+                synthesizedAddress: synthesizedAddress))
     }
 
     /// The path of a target that no route carries.
