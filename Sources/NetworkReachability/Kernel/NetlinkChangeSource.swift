@@ -100,15 +100,15 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         }
     }
 
-    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot {
-        try TargetEvaluator(
+    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] {
+        TargetEvaluator(
             queries: queries, links: links, classifier: classifier,
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
             hostResolution: { [hosts] in
                 hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false)
             },
             provisioning: provisioning, probeMemo: probeMemo
-        ).evaluate(target)
+        ).evaluate(targets)
     }
 
     func close() {
@@ -129,6 +129,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     // MARK: - Draining
 
     private func drain() -> RoutingChange {
+        var changes = NetworkChanges()
         var relevant = false
         var advertised = false
         var overflowed = false
@@ -155,7 +156,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 let (messages, broken) = NetlinkMessage.split(buffer[0..<datagram.count])
                 malformed += broken
                 for message in messages {
-                    switch apply(message) {
+                    switch apply(message, to: &changes) {
                     case .relevant: relevant = true
                     case .advertised: advertised = true
                     case .malformed: malformed += 1
@@ -168,7 +169,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 return .failed(error)
             }
         }
-        guard overflowed else { return relevant ? .changed : advertised ? .advertisementsChanged : .woken }
+        guard overflowed else { return relevant ? .changed(changes) : advertised ? .advertisementsChanged : .woken }
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -193,17 +194,40 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
 
     private enum Disposition { case relevant, advertised, malformed, ignored }
 
-    private func apply(_ message: NetlinkMessage) -> Disposition {
+    /// Applies one message to the subscription's state and records in `changes` what it touched.
+    private func apply(_ message: NetlinkMessage, to changes: inout NetworkChanges) -> Disposition {
         switch KernelMessage(message) {
         case nil: return .malformed
         case .link(let link):
+            // A link that comes up or regains carrier can revive routes through it without any route
+            // notification (IPv4 sends none), so any target may now take it.
+            if let before = links.link(index: link.index), !link.isDeletion, Self.usability(of: link) > Self.usability(of: before) {
+                changes.markEverything()
+            } else {
+                changes.recordLink(link.index)
+            }
             links.apply(link)
             if link.isDeletion { _ = provisioning.forgetInterface(link.index) }
             return .relevant
-        case .address, .route, .rule: return .relevant
+        case .address(let address):
+            changes.recordAddress(address.address, onInterface: address.interfaceIndex)
+            return .relevant
+        case .route(let route):
+            let width = route.family == UInt8(AF_INET6) ? 16 : 4
+            let destination = route.destination?.bytes ?? [UInt8](repeating: 0, count: width)
+            changes.recordRoute(NetworkChanges.Prefix(bytes: destination, length: Int(route.destinationLength)))
+            return .relevant
+        case .rule:
+            changes.markEverything()
+            return .relevant
         case .routerAdvertisement(let advertisement):
             return provisioning.record(advertisement, at: SystemCall.monotonicMilliseconds()) ? .advertised : .ignored
         case .other: return .ignored
         }
+    }
+
+    /// Orders a link's states by what routes through it can do: down, up without carrier, ready to carry.
+    private static func usability(of link: LinkMessage) -> Int {
+        link.isReadyToCarry ? 2 : link.flags & cnl_iff_up() != 0 ? 1 : 0
     }
 }

@@ -33,9 +33,7 @@ struct TargetEvaluator {
             return try evaluateLinkLocal()
         case .address(let address):
             guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
-            let direct = try snapshot(target, family: address.family, lookup(address, interfaceIndex: zoneIndex))
-            guard address.family == .ipv4, direct.flags.isEmpty else { return direct }
-            return try evaluateThroughNAT64(address) ?? direct
+            return try evaluate(address, answer: lookup(address, interfaceIndex: zoneIndex))
         case .addressPair(let local, let remote):
             guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
                 return Self.unreachable(target)
@@ -45,6 +43,67 @@ struct TargetEvaluator {
         case .host(let name):
             return try evaluateHost(name, hostResolution(name))
         }
+    }
+
+    /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
+    /// batched route lookups, ``batchSize`` per `sendmsg`; the others, and a batch the kernel could not
+    /// answer, are evaluated one by one.
+    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] {
+        var evaluations = [TargetEvaluation?](repeating: nil, count: targets.count)
+        var batchable: [(position: Int, address: IPAddress)] = []
+        for (position, target) in targets.enumerated() {
+            if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
+        }
+        for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
+            let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
+            guard let answers = try? queries.lookupRoutes(to: chunk.map(\.address)) else { continue }
+            for ((position, address), answer) in zip(chunk, answers) {
+                evaluations[position] = Self.evaluation(of: targets[position]) { () throws(ReachabilityError) in
+                    try evaluate(address, answer: answer)
+                }
+            }
+        }
+        return targets.enumerated().map { position, target in
+            evaluations[position]
+                ?? Self.evaluation(of: target) { () throws(ReachabilityError) in try evaluate(target) }
+        }
+    }
+
+    /// Route lookups per `sendmsg`: the replies of one batch must fit the request socket's receive buffer
+    /// (the kernel drops what does not fit), and each trimmed reply takes well under 1 KiB of it.
+    static let batchSize = 64
+
+    private static func evaluation(
+        of target: ReachabilityTarget, _ evaluate: () throws(ReachabilityError) -> ReachabilitySnapshot
+    ) -> TargetEvaluation {
+        do {
+            let snapshot = try evaluate()
+            return TargetEvaluation(result: .success(snapshot), dependency: dependency(of: target, snapshot))
+        } catch {
+            return TargetEvaluation(result: .failure(error), dependency: .always)
+        }
+    }
+
+    /// What a target's answer rests on: see ``TargetDependency``.
+    static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
+        var destinations: [IPAddress]
+        switch target {
+        case .address(let address): destinations = [address]
+        case .addressPair(let local, let remote): destinations = [remote, local]
+        case .internet, .linkLocal, .host: return .always
+        }
+        // A zone names an interface by name or index, which a re-created link changes: no narrowing.
+        guard !snapshot.path.awaitsNAT64Discovery, destinations.allSatisfy({ $0.zone == nil }) else { return .always }
+        if case .address(let address) = target, address.family == .ipv4,
+            snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil
+        {
+            // NAT64 carries it, or may: its answer also rests on the internet's routes and the synthesized address.
+            destinations += [internetProbeIPv4, internetProbeIPv6]
+            if let synthesized = snapshot.path.synthesizedAddress { destinations.append(synthesized) }
+        }
+        return TargetDependency(
+            destinations: destinations, interfaceIndex: snapshot.path.interface?.index,
+            sourceAddress: snapshot.path.sourceAddress)
     }
 
     /// Checks what can be checked before listening: zones name interfaces; a pair's local address is ours.
@@ -97,6 +156,15 @@ struct TargetEvaluator {
         let isIPv6Only = ipv6.status.isReachable && !ipv4.status.isReachable
         let network = ProvisioningDirectory.Network(interfaceIndex: ipv6.path.interface?.index, gateway: ipv6.path.gateway)
         return provisioning.provisions(onInterface: ipv6.path.interface?.index, ipv6OnlyNetwork: isIPv6Only ? network : nil)
+    }
+
+    /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64.
+    private func evaluate(_ address: IPAddress, answer: KernelQueries.RouteAnswer) throws(ReachabilityError)
+        -> ReachabilitySnapshot
+    {
+        let direct = try snapshot(.address(address), family: address.family, answer)
+        guard address.family == .ipv4, direct.flags.isEmpty else { return direct }
+        return try evaluateThroughNAT64(address) ?? direct
     }
 
     /// An IPv4 address no route carries, on an IPv6-only network with a known NAT64 prefix: evaluated through

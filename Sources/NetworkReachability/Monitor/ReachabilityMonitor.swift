@@ -16,7 +16,16 @@ package final class ReachabilityMonitor: Sendable {
         var target: ReachabilityTarget
         var sink: Sink
         var onFailure: FailureHandler?
+        /// Whether it has heard its target's ``TargetSlot/last`` snapshot.
+        var isCurrent = false
+    }
+
+    /// One distinct target, evaluated once per pass however many registrations share it.
+    private struct TargetSlot {
+        var registrations: Set<UInt64> = []
         var last: ReachabilitySnapshot?
+        /// What ``last`` rests on; `nil` until the first evaluation.
+        var dependency: TargetDependency?
     }
 
     private final class Loop: Sendable {
@@ -30,7 +39,9 @@ package final class ReachabilityMonitor: Sendable {
 
     private struct State {
         var registrations: [UInt64: Registration] = [:]
-        var awaitingFirstEvaluation: Set<UInt64> = []
+        var targets: [ReachabilityTarget: TargetSlot] = [:]
+        /// Targets to evaluate in the next pass whatever the changes: new registrations, new host resolutions.
+        var due: Set<ReachabilityTarget> = []
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
@@ -105,7 +116,8 @@ package final class ReachabilityMonitor: Sendable {
             }
             state.loop = loop
             state.registrations[id] = Registration(target: target, sink: sink, onFailure: onFailure)
-            state.awaitingFirstEvaluation.insert(id)
+            state.targets[target, default: TargetSlot()].registrations.insert(id)
+            state.due.insert(target)
             if logger.logLevel < .critical { state.loggers[id] = logger }
             return (id, loop, existing == nil)
         }
@@ -117,7 +129,11 @@ package final class ReachabilityMonitor: Sendable {
     package func unregister(_ id: UInt64) {
         let (removed, finished): (Registration?, Loop?) = state.withLock { state in
             guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
-            state.awaitingFirstEvaluation.remove(id)
+            state.targets[removed.target]?.registrations.remove(id)
+            if state.targets[removed.target]?.registrations.isEmpty == true {
+                state.targets[removed.target] = nil
+                state.due.remove(removed.target)
+            }
             state.loggers[id] = nil
             guard state.registrations.isEmpty, let loop = state.loop else { return (removed, nil) }
             state.loop = nil
@@ -135,9 +151,9 @@ package final class ReachabilityMonitor: Sendable {
     /// revealed, changed).
     func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
-            let ids = state.registrations.filter { matches($0.value.target) }.map(\.key)
-            state.awaitingFirstEvaluation.formUnion(ids)
-            return ids.isEmpty ? nil : state.loop
+            let targets = state.targets.keys.filter(matches)
+            state.due.formUnion(targets)
+            return targets.isEmpty ? nil : state.loop
         }
         loop?.source.wake()
     }
@@ -180,12 +196,21 @@ package final class ReachabilityMonitor: Sendable {
                 change = .resynchronized
                 continue
             }
+            let changes: NetworkChanges
             switch change {
-            case .changed, .resynchronized, .resolverConfigurationChanged: hosts.refreshWatched()
-            case .advertisementsChanged, .woken, .failed: break
+            case .changed(let touched):
+                hosts.refreshWatched()
+                changes = touched
+            case .resynchronized:
+                hosts.refreshWatched()
+                changes = .everything
+            case .resolverConfigurationChanged:
+                hosts.refreshWatched()
+                changes = NetworkChanges()
+            case .advertisementsChanged: changes = .everything
+            case .woken, .failed: changes = NetworkChanges()
             }
-            let everything = change == .changed || change == .resynchronized || change == .advertisementsChanged
-            evaluate(everything: everything, source: loop.source)
+            evaluate(after: changes, source: loop.source)
             let before = loop.source.statistics
             change = loop.source.waitForChanges()
             report(change, counted: loop.source.statistics, since: before)
@@ -208,7 +233,8 @@ package final class ReachabilityMonitor: Sendable {
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
             defer {
                 state.registrations.removeAll()
-                state.awaitingFirstEvaluation.removeAll()
+                state.targets.removeAll()
+                state.due.removeAll()
                 state.loggers.removeAll()
             }
             return Array(state.registrations.values)
@@ -221,38 +247,50 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
-    /// Evaluates every registration (after a change) or only those marked (new ones, hosts with a new
-    /// resolution), each distinct
-    /// target once, then delivers the snapshots that differ from what each registration last heard.
-    private func evaluate(everything: Bool, source: any RoutingChangeSource) {
-        let due: [(UInt64, ReachabilityTarget)] = state.withLock { state in
-            let ids = everything ? Set(state.registrations.keys) : state.awaitingFirstEvaluation
-            state.awaitingFirstEvaluation.subtract(ids)
-            return ids.compactMap { id in state.registrations[id].map { (id, $0.target) } }
+    /// Evaluates the targets `changes` can have touched and those marked due (new registrations, hosts
+    /// with a new resolution), each distinct target once, then delivers a snapshot to every registration
+    /// that has not heard it.
+    private func evaluate(after changes: NetworkChanges, source: any RoutingChangeSource) {
+        let due: [ReachabilityTarget] = state.withLock { state in
+            var due: [ReachabilityTarget] = []
+            for (target, slot) in state.targets {
+                let isAffected = slot.dependency.map { $0.isAffected(by: changes) } ?? true
+                if isAffected || state.due.contains(target) { due.append(target) }
+            }
+            state.due.removeAll()
+            return due
         }
         guard !due.isEmpty else { return }
-        var results: [ReachabilityTarget: ReachabilitySnapshot] = [:]
-        for (_, target) in due where results[target] == nil {
-            do {
-                results[target] = try source.evaluate(target)
-            } catch {
+        let evaluations = source.evaluate(due)
+        var snapshots: [ReachabilitySnapshot] = []
+        snapshots.reserveCapacity(due.count)
+        for (target, evaluation) in zip(due, evaluations) {
+            switch evaluation.result {
+            case .success(let snapshot): snapshots.append(snapshot)
+            case .failure(let error):
                 log(.warning, "evaluating \(target) failed: \(error)")
-                results[target] = ReachabilitySnapshot(target: target, flags: [], path: .none)
+                snapshots.append(ReachabilitySnapshot(target: target, flags: [], path: .none))
             }
         }
         let deliveries: [(Sink, ReachabilitySnapshot)] = state.withLock { state in
-            due.compactMap { id, target in
-                guard let snapshot = results[target], var registration = state.registrations[id],
-                    registration.last != snapshot
-                else { return nil }
-                registration.last = snapshot
-                state.registrations[id] = registration
-                return (registration.sink, snapshot)
+            var deliveries: [(Sink, ReachabilitySnapshot)] = []
+            for ((target, evaluation), snapshot) in zip(zip(due, evaluations), snapshots) {
+                guard var slot = state.targets[target] else { continue }  // its last registration left meanwhile
+                let isNew = slot.last != snapshot
+                slot.last = snapshot
+                slot.dependency = evaluation.dependency
+                for id in slot.registrations {
+                    guard let registration = state.registrations[id], isNew || !registration.isCurrent else { continue }
+                    state.registrations[id]?.isCurrent = true
+                    deliveries.append((registration.sink, snapshot))
+                }
+                state.targets[target] = slot
             }
+            return deliveries
         }
         for (sink, snapshot) in deliveries { sink(snapshot) }
         // A host's pending state has now been heard: only then may its first resolution start.
-        for case .host(let name) in Set(due.map(\.1)) { hosts.beginResolving(name) }
+        for case .host(let name) in due { hosts.beginResolving(name) }
     }
 
     // MARK: - Logging

@@ -14,8 +14,8 @@ package protocol RoutingBackend: AnyObject, Sendable {
 
 /// What one pass of waiting on the kernel brought.
 package enum RoutingChange: Sendable, Equatable {
-    /// Messages that can change answers arrived and were applied.
-    case changed
+    /// Messages that can change answers arrived and were applied; what they touched.
+    case changed(NetworkChanges)
     /// Only what routers advertise (NAT64 prefixes, DNS servers, portal) changed or lapsed.
     case advertisementsChanged
     /// The socket overflowed (`ENOBUFS`); the state was re-read in full.
@@ -34,8 +34,9 @@ package protocol RoutingChangeSource: AnyObject, Sendable {
     func waitForChanges() -> RoutingChange
     /// Makes a blocked ``waitForChanges()`` return; safe from any thread.
     func wake()
-    /// Evaluates a target against the subscription's current view of the links.
-    func evaluate(_ target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// Evaluates targets against the subscription's current view of the links, in order, batching the
+    /// kernel lookups they share; each with what its answer rests on.
+    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation]
     /// Closes every descriptor of the subscription.
     func close()
     /// What the subscription has counted so far.
@@ -55,4 +56,12 @@ public struct MonitorStatistics: Sendable, Hashable {
 
     /// Makes empty counters.
     public init() {}
+}
+
+/// One target's answer from a pass of the monitor, and what it rests on.
+package struct TargetEvaluation: Sendable {
+    /// The snapshot, or why the kernel could not be asked.
+    package var result: Result<ReachabilitySnapshot, ReachabilityError>
+    /// What a later change must touch to change the answer.
+    package var dependency: TargetDependency
 }

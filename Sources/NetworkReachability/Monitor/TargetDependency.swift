@@ -1,0 +1,42 @@
+/// What a target's last answer rested on, so a batch of changes that touches none of it can skip the
+/// target: the destinations whose routes decide it, the interface it leaves through, its source address.
+///
+/// Sound because a route only matches destinations inside its prefix, a link change that can revive
+/// routes is reported as affecting everything, and the kernel reports the routes an address brings and
+/// takes with it.
+package struct TargetDependency: Sendable, Equatable {
+    /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
+    package var always = false
+    /// Destinations whose route lookups decide the answer.
+    package var destinations: [IPAddress] = []
+    /// The output interface of the answer's route.
+    package var interfaceIndex: Int?
+    /// The source address of the answer's route.
+    package var sourceAddress: IPAddress?
+
+    /// Depends on every change.
+    package static let always = TargetDependency(always: true)
+
+    package init(
+        always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil
+    ) {
+        self.always = always
+        self.destinations = destinations
+        self.interfaceIndex = interfaceIndex
+        self.sourceAddress = sourceAddress
+    }
+
+    /// Whether `changes` can have changed the answer.
+    package func isAffected(by changes: NetworkChanges) -> Bool {
+        if always || changes.affectsEverything { return true }
+        if let interfaceIndex, changes.links.contains(interfaceIndex) || changes.addressInterfaces.contains(interfaceIndex) {
+            return true
+        }
+        if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.bytes }) { return true }
+        for destination in destinations {
+            if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
+            if changes.routePrefixes.contains(where: { $0.contains(destination) }) { return true }
+        }
+        return false
+    }
+}
