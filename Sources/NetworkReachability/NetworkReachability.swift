@@ -232,7 +232,6 @@ public final class NetworkReachability: Sendable {
         }
     }
 
-    /// Removes the consumer in `slot`.
     /// Delivers every snapshot whose flags or path changed straight from the monitor's thread, and calls
     /// `finish` once if listening ends on its own (see ``listeningFailure``): no thread hop and no other thread
     /// woken, for `reach watch`. `deliver` must return quickly and must not stop listening.
@@ -244,6 +243,7 @@ public final class NetworkReachability: Sendable {
         try hub.add(slot: slot, deduplication: .snapshot, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
     }
 
+    /// Removes the consumer in `slot`.
     package func removeConsumer(slot: String) {
         hub.remove(slot: slot)
     }

@@ -201,7 +201,8 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         case .link(let link):
             // A link that comes up or regains carrier can revive routes through it without any route
             // notification (IPv4 sends none), so any target may now take it.
-            if let before = links.link(index: link.index), !link.isDeletion, Self.usability(of: link) > Self.usability(of: before) {
+            if let before = links.link(index: link.index), !link.isDeletion, Self.usability(of: link) > Self.usability(of: before)
+            {
                 changes.markEverything()
             } else {
                 changes.recordLink(link.index)

@@ -103,10 +103,12 @@ public struct ReachabilityPath: Sendable, Hashable {
         change(&storage.fields)
     }
 
+    /// Whether two paths hold the same facts.
     public static func == (lhs: ReachabilityPath, rhs: ReachabilityPath) -> Bool {
         lhs.storage === rhs.storage || lhs.storage.fields == rhs.storage.fields
     }
 
+    /// Hashes the facts, consistently with `==`.
     public func hash(into hasher: inout Hasher) { storage.fields.hash(into: &hasher) }
 
     /// Makes a path.

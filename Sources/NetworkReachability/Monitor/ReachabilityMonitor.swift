@@ -45,6 +45,7 @@ package final class ReachabilityMonitor: Sendable {
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
+        var targetEvaluations = 0
         /// Where the monitor's own events go: the loggers of the registrations that log anything at all (a
         /// silent logger's level is `critical`); ``log(_:_:)`` writes once per label.
         var loggers: [UInt64: Logger] = [:]
@@ -161,7 +162,9 @@ package final class ReachabilityMonitor: Sendable {
     /// What the subscriptions of this monitor have counted, the current one included.
     package var statistics: MonitorStatistics {
         state.withLock { state in
-            state.loop.map { Self.sum(state.retiredStatistics, $0.source.statistics) } ?? state.retiredStatistics
+            var total = state.loop.map { Self.sum(state.retiredStatistics, $0.source.statistics) } ?? state.retiredStatistics
+            total.targetEvaluations = state.targetEvaluations
+            return total
         }
     }
 
@@ -258,6 +261,7 @@ package final class ReachabilityMonitor: Sendable {
                 if isAffected || state.due.contains(target) { due.append(target) }
             }
             state.due.removeAll()
+            state.targetEvaluations += due.count
             return due
         }
         guard !due.isEmpty else { return }

@@ -53,6 +53,9 @@ public struct MonitorStatistics: Sendable, Hashable {
     public var foreignMessages = 0
     /// Times the socket overflowed and the whole state was re-read.
     public var resynchronizations = 0
+    /// Target evaluations made after changes and for new listeners: each distinct target counts once per
+    /// pass. Targets that a change cannot touch are not evaluated, so this shows how much work changes cost.
+    public var targetEvaluations = 0
 
     /// Makes empty counters.
     public init() {}

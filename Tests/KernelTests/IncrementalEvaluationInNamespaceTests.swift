@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+import TestSupport
+
+@testable import NetworkReachability
+
+/// The monitor re-evaluates only the targets a change can touch, and never misses one it does touch.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+struct IncrementalEvaluationInNamespaceTests {
+    /// Listening address targets 10.0.0.1 … 10.0.0.`count`, each with its own recorder of snapshots.
+    private final class Fleet: @unchecked Sendable {
+        let backend: LinuxRoutingBackend
+        let objects: [NetworkReachability]
+        let heard: [Recorder<ReachabilitySnapshot>]
+
+        init(in network: TestNetwork, count: Int) throws {
+            let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+            self.backend = backend
+            objects = try (1...count).map { index in
+                try NetworkReachability(
+                    target: .address(IPAddress("10.0.0.\(index)")), backend: backend, logger: NetworkReachability.silentLogger)
+            }
+            heard = objects.map { _ in Recorder<ReachabilitySnapshot>() }
+            for (object, recorder) in zip(objects, heard) {
+                try object.addImmediateConsumer(slot: "test", deliver: { recorder.append($0) }, finish: {})
+            }
+            for recorder in heard { recorder.waitFor(1) }
+        }
+
+        var evaluations: Int { backend.monitor.statistics.targetEvaluations }
+
+        /// Adds an unreachable /32 route for target `index` and waits until it hears it: a change that
+        /// touches exactly one target, which marks that the monitor has handled every change before it.
+        func touchOnly(_ index: Int, in network: TestNetwork) throws {
+            let before = heard[index - 1].values.count
+            try network.ip("route", "add", "unreachable", "10.0.0.\(index)/32")
+            #expect(heard[index - 1].waitFor(before + 1).last?.status == .notReachable)
+        }
+
+        func stop() { for object in objects { object.removeConsumer(slot: "test") } }
+    }
+
+    @Test func aRouteElsewhereAndAnotherInterfacesAddressCostNoLookups() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 100)
+        defer { fleet.stop() }
+        let before = fleet.evaluations
+        try network.ip("route", "add", "198.51.100.9/32", "via", TestNetwork.gatewayIPv4)
+        try network.ip("route", "del", "198.51.100.9/32")
+        try network.ip("link", "add", "rx0", "type", "veth", "peer", "name", "rx1")
+        try network.ip("addr", "add", "172.16.0.2/24", "dev", "rx0")
+        try fleet.touchOnly(7, in: network)
+        // Only target 7 was asked again; without selection every change would have cost all 100.
+        #expect(fleet.evaluations - before == 1)
+        #expect(fleet.heard.enumerated().allSatisfy { $0.offset == 6 || $0.element.values.count == 1 })
+    }
+
+    @Test func aPrefixReachesExactlyTheTargetsInsideIt() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        let before = fleet.evaluations
+        try network.ip("route", "add", "unreachable", "10.0.0.16/28")
+        for index in 16...31 { #expect(fleet.heard[index - 1].waitFor(2).last?.status == .notReachable) }
+        #expect(fleet.evaluations - before == 16)
+        try network.ip("route", "del", "unreachable", "10.0.0.16/28")
+        for index in 16...31 { #expect(fleet.heard[index - 1].waitFor(3).last?.status == .reachable(.ethernetOrWiFi)) }
+        for (offset, recorder) in fleet.heard.enumerated() where !(15...30).contains(offset) {
+            #expect(recorder.valuesAfterQuiet(0.2).count == 1, "target \(offset + 1) heard a change outside its route")
+        }
+    }
+
+    @Test func theDefaultRouteReachesEveryTargetBehindIt() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 50)
+        defer { fleet.stop() }
+        try network.ip("route", "del", "default")
+        for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+    }
+
+    @Test func aLinkGoingDownReachesTheTargetsThatLeaveThroughIt() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 20)
+        defer { fleet.stop() }
+        // The kernel flushes IPv4 routes through a downed link without a route notification.
+        try network.ip("link", "set", "rn0", "down")
+        for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+    }
+
+    /// With `ignore_routes_with_linkdown`, a route through a link without carrier is skipped; when carrier
+    /// returns the kernel revives it without any IPv4 route notification, and a target whose answer rested
+    /// on another link must still move to it.
+    @Test func carrierReturningRevivesARouteWithoutNotificationAndTheTargetMoves() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        #expect(try network.run(["sysctl", "-qw", "net.ipv4.conf.all.ignore_routes_with_linkdown=1"]).status == 0)
+        try network.ip("link", "add", "rx0", "type", "veth", "peer", "name", "rx1")
+        try network.ip("addr", "add", "172.16.0.2/24", "dev", "rx0")
+        try network.ip("link", "set", "rx0", "up")  // no carrier: its peer is down
+        try network.ip("route", "add", "10.0.0.0/24", "dev", "rx0", "metric", "5")
+        let fleet = try Fleet(in: network, count: 3)
+        defer { fleet.stop() }
+        #expect(fleet.heard[0].values.first?.path.interface?.name == "rn0")
+        try network.ip("link", "set", "rx1", "up")
+        #expect(fleet.heard[0].waitFor(2).last?.path.interface?.name == "rx0")
+    }
+}

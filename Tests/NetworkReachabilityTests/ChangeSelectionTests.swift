@@ -1,0 +1,91 @@
+import Testing
+
+@testable import NetworkReachability
+
+/// The pure rules that decide which targets a batch of kernel changes can touch.
+struct ChangeSelectionTests {
+    private func address(_ text: String) -> IPAddress { try! IPAddress(text) }
+    private func prefix(_ text: String, _ length: Int) -> NetworkChanges.Prefix {
+        NetworkChanges.Prefix(bytes: address(text).bytes, length: length)
+    }
+
+    @Test(arguments: [
+        ("10.0.0.0", 8, "10.255.1.2", true), ("10.0.0.0", 8, "11.0.0.1", false),
+        ("10.0.0.16", 28, "10.0.0.31", true), ("10.0.0.16", 28, "10.0.0.32", false),
+        ("10.0.0.16", 28, "10.0.0.15", false), ("0.0.0.0", 0, "203.0.113.7", true),
+        ("198.51.100.9", 32, "198.51.100.9", true), ("198.51.100.9", 32, "198.51.100.8", false),
+        ("2001:db8::", 32, "2001:db8:ffff::1", true), ("2001:db8::", 33, "2001:db8:8000::1", false),
+        ("::", 0, "2001:db8::1", true), ("0.0.0.0", 0, "::1", false),
+    ])
+    func prefixContainsExactlyItsAddresses(network: String, length: Int, candidate: String, inside: Bool) {
+        #expect(prefix(network, length).contains(address(candidate)) == inside)
+    }
+
+    @Test func dependencyIsTouchedOnlyByWhatItRestsOn() {
+        let dependency = TargetDependency(
+            destinations: [address("10.0.0.7")], interfaceIndex: 3, sourceAddress: address("192.0.2.2"))
+        var elsewhere = NetworkChanges()
+        elsewhere.recordRoute(prefix("198.51.100.9", 32))
+        elsewhere.recordAddress(address("172.16.0.2"), onInterface: 9)
+        elsewhere.recordLink(9)
+        #expect(!dependency.isAffected(by: elsewhere))
+
+        var route = NetworkChanges()
+        route.recordRoute(prefix("0.0.0.0", 0))
+        #expect(dependency.isAffected(by: route))
+        var link = NetworkChanges()
+        link.recordLink(3)
+        #expect(dependency.isAffected(by: link))
+        var addressOnItsInterface = NetworkChanges()
+        addressOnItsInterface.recordAddress(address("192.0.2.9"), onInterface: 3)
+        #expect(dependency.isAffected(by: addressOnItsInterface))
+        var itsSource = NetworkChanges()
+        itsSource.recordAddress(address("192.0.2.2"), onInterface: 5)
+        #expect(dependency.isAffected(by: itsSource))
+        #expect(dependency.isAffected(by: .everything))
+        #expect(TargetDependency.always.isAffected(by: NetworkChanges()))
+    }
+
+    @Test func tooManyPrefixesAffectEverything() {
+        var changes = NetworkChanges()
+        for index in 0...NetworkChanges.prefixLimit {
+            changes.recordRoute(prefix("198.18.\(index >> 8).\(index & 255)", 32))
+        }
+        #expect(changes.affectsEverything)
+        #expect(TargetDependency(destinations: [address("10.0.0.1")]).isAffected(by: changes))
+    }
+
+    @Test func dependencyOfEachKindOfTarget() {
+        let routed = ReachabilitySnapshot(
+            target: .address(address("10.0.0.7")), flags: [.reachable],
+            path: ReachabilityPath(interface: nil, gateway: address("192.0.2.1"), sourceAddress: address("192.0.2.2")))
+        let narrowed = TargetEvaluator.dependency(of: .address(address("10.0.0.7")), routed)
+        #expect(!narrowed.always)
+        #expect(narrowed.destinations == [address("10.0.0.7")])
+        #expect(narrowed.sourceAddress == address("192.0.2.2"))
+
+        // An unrouted IPv4 address may become reachable through NAT64: it also rests on the internet's routes.
+        let unrouted = ReachabilitySnapshot(target: .address(address("198.51.100.7")), flags: [], path: .none)
+        let nat64 = TargetEvaluator.dependency(of: .address(address("198.51.100.7")), unrouted)
+        #expect(nat64.destinations.contains(TargetEvaluator.internetProbeIPv6))
+
+        let pair = TargetEvaluator.dependency(of: .addressPair(local: address("192.0.2.2"), remote: address("10.0.0.7")), routed)
+        #expect(pair.destinations == [address("10.0.0.7"), address("192.0.2.2")])
+
+        for target: ReachabilityTarget in [.internet, .linkLocal, .address(address("fe80::1%rn0"))] {
+            #expect(TargetEvaluator.dependency(of: target, routed).always, "\(target)")
+        }
+    }
+
+    @Test func pathCopiesAreIndependentValues() {
+        let original = ReachabilityPath(gateway: address("192.0.2.1"), supportsIPv4: true)
+        var copy = original
+        #expect(copy == original)
+        copy.gateway = address("192.0.2.254")
+        #expect(original.gateway == address("192.0.2.1"))
+        #expect(copy != original)
+        let rebuilt = ReachabilityPath(gateway: address("192.0.2.1"), supportsIPv4: true)
+        #expect(rebuilt == original)
+        #expect(rebuilt.hashValue == original.hashValue)
+    }
+}
