@@ -27,22 +27,39 @@ enum BenchmarkNetwork {
     /// Adds or deletes the IPv4 default route via ``gateway`` with one rtnetlink request and waits for the
     /// kernel's acknowledgement: the change the 10,000-target benchmark times.
     static func setDefaultRoute(present: Bool) {
+        setRoute(to: [0, 0, 0, 0], length: 0, present: present)
+    }
+
+    /// Adds (or replaces) or deletes an IPv4 route in the main table with one rtnetlink request, and waits
+    /// for the kernel's acknowledgement: via ``gateway``, or of type `unreachable` when `unreachable`.
+    static func setRoute(to destination: [UInt8], length: UInt8, unreachable: Bool = false, present: Bool) {
         let descriptor = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)  // 0: NETLINK_ROUTE
         precondition(descriptor >= 0, "netlink socket: errno \(errno)")
         defer { close(descriptor) }
         let type: UInt16 = present ? 24 : 25  // RTM_NEWROUTE / RTM_DELROUTE
         let flags: UInt16 = present ? 0x1 | 0x4 | 0x400 | 0x100 : 0x1 | 0x4  // REQUEST|ACK (+CREATE|REPLACE)
+        let routeType: UInt8 = unreachable ? 7 : 1  // RTN_UNREACHABLE / RTN_UNICAST
+        var attributes: [UInt8] = []
+        func append<T>(_ value: T, to bytes: inout [UInt8]) { withUnsafeBytes(of: value) { bytes += $0 } }
+        if length > 0 {
+            append(UInt16(8), to: &attributes)
+            append(UInt16(1), to: &attributes)  // RTA_DST
+            attributes += destination
+        }
+        if !unreachable {
+            append(UInt16(8), to: &attributes)
+            append(UInt16(5), to: &attributes)  // RTA_GATEWAY
+            attributes += gateway
+        }
         var message: [UInt8] = []
-        func append<T>(_ value: T) { withUnsafeBytes(of: value) { message += $0 } }
-        append(UInt32(16 + 12 + 8))
-        append(type)
-        append(flags)
-        append(UInt32(1))
-        append(UInt32(0))
-        message += [UInt8(AF_INET), 0, 0, 0, 254, 3, 0, 1] + [0, 0, 0, 0]  // rtmsg: main table, boot, universe, unicast
-        append(UInt16(8))
-        append(UInt16(5))  // RTA_GATEWAY
-        message += gateway
+        append(UInt32(16 + 12 + attributes.count), to: &message)
+        append(type, to: &message)
+        append(flags, to: &message)
+        append(UInt32(1), to: &message)
+        append(UInt32(0), to: &message)
+        // rtmsg: family, dst_len, src_len, tos, main table, boot, universe, type, flags
+        message += [UInt8(AF_INET), length, 0, 0, 254, 3, 0, routeType] + [0, 0, 0, 0]
+        message += attributes
         let sent = message.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, 0) }
         precondition(sent == message.count, "netlink send: errno \(errno)")
         var answer = [UInt8](repeating: 0, count: 1024)

@@ -37,6 +37,26 @@ final class ListeningFleet: @unchecked Sendable {
         reached.wait()
     }
 
+    /// Adds and removes a /32 route outside 10.0.0.0/8, then makes an unreachable /32 route for the first
+    /// target and returns once it heard that: everything before it has been handled by then. Returns the
+    /// targets the monitor evaluated meanwhile (ideally only that one).
+    func changeUnrelatedRouteThenOneTarget() -> Int {
+        let before = objects.first?.monitorStatistics.targetEvaluations ?? 0
+        BenchmarkNetwork.setRoute(to: [198, 51, 100, 9], length: 32, present: true)
+        BenchmarkNetwork.setRoute(to: [198, 51, 100, 9], length: 32, present: false)
+        expect(1)
+        BenchmarkNetwork.setRoute(to: [10, 0, 0, 0], length: 32, unreachable: true, present: true)
+        reached.wait()
+        return (objects.first?.monitorStatistics.targetEvaluations ?? 0) - before
+    }
+
+    /// Removes the first target's unreachable route again, and waits until it heard that.
+    func restoreFirstTarget() {
+        expect(1)
+        BenchmarkNetwork.setRoute(to: [10, 0, 0, 0], length: 32, unreachable: true, present: false)
+        reached.wait()
+    }
+
     func stop() {
         for object in objects { object.stopListening() }
         objects.removeAll()

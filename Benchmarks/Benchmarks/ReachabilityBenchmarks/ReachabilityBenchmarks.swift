@@ -62,4 +62,20 @@ let benchmarks: @Sendable () -> Void = {
         },
         setup: { fleet.start() },
         teardown: { fleet.stop() })
+
+    let quietFleet = ListeningFleet(size: 10_000)
+    Benchmark(
+        "10,000 listening targets: a /32 route elsewhere added and removed, then one target's route (\(routes) routes)",
+        configuration: .init(
+            metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .custom("targets evaluated")],
+            maxDuration: .seconds(20), maxIterations: 50),
+        closure: { benchmark in
+            benchmark.startMeasurement()
+            let evaluated = quietFleet.changeUnrelatedRouteThenOneTarget()
+            benchmark.stopMeasurement()
+            benchmark.measurement(.custom("targets evaluated"), evaluated)
+            quietFleet.restoreFirstTarget()  // untimed
+        },
+        setup: { quietFleet.start() },
+        teardown: { quietFleet.stop() })
 }

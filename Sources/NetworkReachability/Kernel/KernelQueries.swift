@@ -18,6 +18,8 @@ final class KernelQueries: Sendable {
         var sequence: UInt32 = 0
         var exchanges = 0
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        /// The requests of the current exchange, encoded; kept to reuse its capacity.
+        var batch: [UInt8] = []
     }
 
     // Guarded by its lock: one exchange at a time.
@@ -187,11 +189,11 @@ final class KernelQueries: Sendable {
             guard let socket = state.socket else { throw .malformedKernelReply("no socket") }
             let first = state.sequence &+ 1
             state.sequence &+= UInt32(requests.count)
-            var batch: [UInt8] = []
+            state.batch.removeAll(keepingCapacity: true)
             for (offset, request) in requests.enumerated() {
-                batch += request.encode(first &+ UInt32(offset))
+                state.batch += request.encode(first &+ UInt32(offset))
             }
-            try socket.send(batch)
+            try socket.send(state.batch)
             state.exchanges += 1
             var replies = [Reply?](repeating: nil, count: requests.count)
             var open = requests.count
@@ -199,9 +201,9 @@ final class KernelQueries: Sendable {
                 guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else { continue }
                 guard datagram.senderPortID == 0 else { continue }
                 guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
-                for message in NetlinkMessage.split(state.buffer[0..<datagram.count]).messages {
+                _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
                     let position = Int(message.sequence &- first)
-                    guard position >= 0, position < requests.count, replies[position] == nil else { continue }
+                    guard position >= 0, position < requests.count, replies[position] == nil else { return }
                     if let code = message.errorCode {
                         replies[position] = code == 0 ? .completed : .failed(-code)
                     } else if message.isDone {

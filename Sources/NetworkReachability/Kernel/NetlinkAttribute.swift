@@ -7,19 +7,26 @@ struct NetlinkAttribute: Sendable, Equatable {
 
     /// Parses a run of attributes; `nil` when any length lies (shorter than a header or past the end).
     static func parse(_ bytes: ArraySlice<UInt8>) -> [NetlinkAttribute]? {
-        let headerLength = Int(cnl_rta_header_length())
         var attributes: [NetlinkAttribute] = []
+        guard visit(bytes, { attributes.append($0) }) else { return nil }
+        return attributes
+    }
+
+    /// Hands each attribute of a run to `body` in order, without collecting them; `false` when a length lies
+    /// (the attributes before it have been visited: callers drop the whole message then).
+    static func visit(_ bytes: ArraySlice<UInt8>, _ body: (NetlinkAttribute) -> Void) -> Bool {
+        let headerLength = Int(cnl_rta_header_length())
         var offset = 0
         while offset < bytes.count {
             guard let length = bytes.uint16(at: offset).map(Int.init),
                 let type = bytes.uint16(at: offset + 2),
                 length >= headerLength,
                 let payload = bytes.bytes(at: offset + headerLength, count: length - headerLength)
-            else { return nil }
-            attributes.append(NetlinkAttribute(type: type & cnl_nla_type_mask(), payload: payload))
+            else { return false }
+            body(NetlinkAttribute(type: type & cnl_nla_type_mask(), payload: payload))
             offset += Int(cnl_rta_align(UInt32(length)))
         }
-        return attributes
+        return true
     }
 }
 

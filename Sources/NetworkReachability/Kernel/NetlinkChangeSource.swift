@@ -153,9 +153,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                     malformed += 1
                     continue
                 }
-                let (messages, broken) = NetlinkMessage.split(buffer[0..<datagram.count])
-                malformed += broken
-                for message in messages {
+                let broken = NetlinkMessage.walk(buffer[0..<datagram.count]) { message in
                     switch apply(message, to: &changes) {
                     case .relevant: relevant = true
                     case .advertised: advertised = true
@@ -163,6 +161,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                     case .ignored: break
                     }
                 }
+                malformed += broken
             } catch .systemCallFailed(_, let code) where code == ENOBUFS {
                 overflowed = true
             } catch {

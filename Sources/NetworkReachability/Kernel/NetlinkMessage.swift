@@ -21,6 +21,13 @@ struct NetlinkMessage: Sendable, Equatable {
     /// nothing after a lying length can be trusted, so the rest counts as one malformed message.
     static func split(_ datagram: ArraySlice<UInt8>) -> (messages: [NetlinkMessage], malformed: Int) {
         var messages: [NetlinkMessage] = []
+        let malformed = walk(datagram) { messages.append($0) }
+        return (messages, malformed)
+    }
+
+    /// Hands each message of one datagram to `body` as it is read, without collecting them; returns how many
+    /// malformed pieces were dropped (0 or 1), by the same rule as ``split(_:)``.
+    static func walk(_ datagram: ArraySlice<UInt8>, _ body: (NetlinkMessage) -> Void) -> Int {
         var offset = 0
         while offset < datagram.count {
             let remaining = datagram.count - offset
@@ -32,11 +39,11 @@ struct NetlinkMessage: Sendable, Equatable {
                 let sequence = datagram.uint32(at: offset + 8),
                 let portID = datagram.uint32(at: offset + 12),
                 let payload = datagram.bytes(at: offset + headerLength, count: length - headerLength)
-            else { return (messages, 1) }
-            messages.append(NetlinkMessage(type: type, flags: flags, sequence: sequence, portID: portID, payload: payload))
+            else { return 1 }
+            body(NetlinkMessage(type: type, flags: flags, sequence: sequence, portID: portID, payload: payload))
             offset += Int(cnl_nlmsg_align(UInt32(length)))
         }
-        return (messages, 0)
+        return 0
     }
 
     /// For an `NLMSG_ERROR` message: the (negative) errno, 0 for an acknowledgement; `nil` if truncated.

@@ -50,19 +50,32 @@ struct RouteMessage: Sendable, Equatable {
             let table = message.payload.byte(at: 4),
             let type = message.payload.byte(at: 7),
             let flags = message.payload.uint32(at: 8),
-            let attributes = message.attributes(afterHeaderOfLength: Int(cnl_rtmsg_length()))
+            let attributes = message.payload.bytes(
+                at: Int(cnl_rtmsg_length()), count: message.payload.count - Int(cnl_rtmsg_length()))
         else { return nil }
         self.family = family
         self.destinationLength = destinationLength
         self.type = RouteType(type)
         self.flags = flags
-        self.table = attributes.payload(UInt16(RTA_TABLE.rawValue)).flatMap { $0.uint32(at: 0) } ?? UInt32(table)
-        destination = attributes.payload(UInt16(RTA_DST.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
-        gateway = attributes.payload(UInt16(RTA_GATEWAY.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
-        if gateway == nil, let via = attributes.payload(UInt16(RTA_VIA.rawValue)), via.count > 2 {
-            gateway = IPAddress(bytes: Array(via.dropFirst(2)))  // struct rtvia: family, then the address
+        self.table = UInt32(table)
+        // One pass, the first of each attribute winning: a lookup answer is parsed per target per change.
+        var seen: UInt64 = 0  // a bit per attribute type read below, all < 64
+        var via: IPAddress?
+        let wellFormed = NetlinkAttribute.visit(attributes) { attribute in
+            guard attribute.type < 64, seen & (1 << attribute.type) == 0 else { return }
+            seen |= 1 << attribute.type
+            switch attribute.type {
+            case UInt16(RTA_TABLE.rawValue): if let value = attribute.payload.uint32(at: 0) { self.table = value }
+            case UInt16(RTA_DST.rawValue): destination = IPAddress(bytes: Array(attribute.payload))
+            case UInt16(RTA_GATEWAY.rawValue): gateway = IPAddress(bytes: Array(attribute.payload))
+            case UInt16(RTA_VIA.rawValue) where attribute.payload.count > 2:
+                via = IPAddress(bytes: Array(attribute.payload.dropFirst(2)))  // struct rtvia: family, then the address
+            case UInt16(RTA_PREFSRC.rawValue): preferredSource = IPAddress(bytes: Array(attribute.payload))
+            case UInt16(RTA_OIF.rawValue): outputInterface = attribute.payload.uint32(at: 0).map(Int.init)
+            default: break
+            }
         }
-        preferredSource = attributes.payload(UInt16(RTA_PREFSRC.rawValue)).flatMap { IPAddress(bytes: Array($0)) }
-        outputInterface = attributes.payload(UInt16(RTA_OIF.rawValue)).flatMap { $0.uint32(at: 0) }.map(Int.init)
+        guard wellFormed else { return nil }
+        if gateway == nil { gateway = via }
     }
 }
