@@ -77,6 +77,50 @@ struct ChangeSelectionTests {
         }
     }
 
+    /// The index must pick exactly the targets the plain rule picks, for any mix of targets and changes.
+    @Test func indexAgreesWithTheRuleOnRandomTargetsAndChanges() {
+        var generator = SystemRandomNumberGenerator()
+        func randomAddress() -> IPAddress {
+            Bool.random(using: &generator)
+                ? IPAddress(bytes: [10, 0, UInt8.random(in: 0...3), UInt8.random(in: 0...255)])!
+                : IPAddress(bytes: [0x20, 0x01, 0x0d, 0xb8] + (0..<12).map { _ in UInt8.random(in: 0...1) })!
+        }
+        for _ in 0..<200 {
+            var index = DependencyIndex()
+            var dependencies: [ReachabilityTarget: TargetDependency] = [:]
+            for _ in 0..<40 {
+                let destination = randomAddress()
+                let dependency = TargetDependency(
+                    always: Int.random(in: 0..<20) == 0, destinations: [destination],
+                    interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
+                    sourceAddress: Bool.random() ? randomAddress() : nil)
+                dependencies[.address(destination)] = dependency
+                index.set(dependency, for: .address(destination))
+            }
+            for target in dependencies.keys.shuffled().prefix(5) {  // some leave
+                dependencies[target] = nil
+                index.remove(target)
+            }
+            var changes = NetworkChanges()
+            for _ in 0..<Int.random(in: 0...3) {
+                let address = randomAddress()
+                let length = Int.random(in: 0...address.bytes.count * 8)
+                changes.recordRoute(NetworkChanges.Prefix(bytes: address.bytes, length: length))
+            }
+            if Bool.random() { changes.recordLink(Int.random(in: 1...6)) }
+            if Bool.random() { changes.recordAddress(randomAddress(), onInterface: Int.random(in: 1...6)) }
+            let expected = Set(dependencies.filter { $0.value.isAffected(by: changes) }.keys)
+            #expect(index.affected(by: changes) == expected)
+        }
+    }
+
+    @Test func prefixBoundsSpanExactlyThePrefix() {
+        let bounds = prefix("10.0.0.16", 28).bounds
+        #expect(bounds.lowest == [10, 0, 0, 16])
+        #expect(bounds.highest == [10, 0, 0, 31])
+        #expect(prefix("0.0.0.0", 0).bounds.highest == [255, 255, 255, 255])
+    }
+
     @Test func pathCopiesAreIndependentValues() {
         let original = ReachabilityPath(gateway: address("192.0.2.1"), supportsIPv4: true)
         var copy = original

@@ -17,6 +17,19 @@ package struct NetworkChanges: Sendable, Equatable {
             self.length = min(max(length, 0), bytes.count * 8)
         }
 
+        /// The lowest and highest addresses inside the prefix: host bits all zero, and all one.
+        package var bounds: (lowest: [UInt8], highest: [UInt8]) {
+            var lowest = bytes
+            var highest = bytes
+            for index in bytes.indices {
+                let kept = min(max(length - index * 8, 0), 8)
+                let mask = kept == 8 ? UInt8(0xFF) : UInt8(truncatingIfNeeded: 0xFF << (8 - kept))
+                lowest[index] &= mask
+                highest[index] |= ~mask
+            }
+            return (lowest, highest)
+        }
+
         /// Whether `address` (of the same family) lies inside the prefix: only lookups of such addresses
         /// can meet the route.
         package func contains(_ address: IPAddress) -> Bool {

@@ -24,8 +24,6 @@ package final class ReachabilityMonitor: Sendable {
     private struct TargetSlot {
         var registrations: Set<UInt64> = []
         var last: ReachabilitySnapshot?
-        /// What ``last`` rests on; `nil` until the first evaluation.
-        var dependency: TargetDependency?
     }
 
     private final class Loop: Sendable {
@@ -40,6 +38,8 @@ package final class ReachabilityMonitor: Sendable {
     private struct State {
         var registrations: [UInt64: Registration] = [:]
         var targets: [ReachabilityTarget: TargetSlot] = [:]
+        /// What each evaluated target's last answer rests on.
+        var dependencies = DependencyIndex()
         /// Targets to evaluate in the next pass whatever the changes: new registrations, new host resolutions.
         var due: Set<ReachabilityTarget> = []
         var nextID: UInt64 = 1
@@ -133,6 +133,7 @@ package final class ReachabilityMonitor: Sendable {
             state.targets[removed.target]?.registrations.remove(id)
             if state.targets[removed.target]?.registrations.isEmpty == true {
                 state.targets[removed.target] = nil
+                state.dependencies.remove(removed.target)
                 state.due.remove(removed.target)
             }
             state.loggers[id] = nil
@@ -237,6 +238,7 @@ package final class ReachabilityMonitor: Sendable {
             defer {
                 state.registrations.removeAll()
                 state.targets.removeAll()
+                state.dependencies = DependencyIndex()
                 state.due.removeAll()
                 state.loggers.removeAll()
             }
@@ -255,14 +257,11 @@ package final class ReachabilityMonitor: Sendable {
     /// that has not heard it.
     private func evaluate(after changes: NetworkChanges, source: any RoutingChangeSource) {
         let due: [ReachabilityTarget] = state.withLock { state in
-            var due: [ReachabilityTarget] = []
-            for (target, slot) in state.targets {
-                let isAffected = slot.dependency.map { $0.isAffected(by: changes) } ?? true
-                if isAffected || state.due.contains(target) { due.append(target) }
-            }
+            var due = state.dependencies.affected(by: changes)
+            due.formUnion(state.due)  // not evaluated yet, or marked
             state.due.removeAll()
             state.targetEvaluations += due.count
-            return due
+            return Array(due)
         }
         guard !due.isEmpty else { return }
         let evaluations = source.evaluate(due)
@@ -282,7 +281,7 @@ package final class ReachabilityMonitor: Sendable {
                 guard var slot = state.targets[target] else { continue }  // its last registration left meanwhile
                 let isNew = slot.last != snapshot
                 slot.last = snapshot
-                slot.dependency = evaluation.dependency
+                state.dependencies.set(evaluation.dependency, for: target)
                 for id in slot.registrations {
                     guard let registration = state.registrations[id], isNew || !registration.isCurrent else { continue }
                     state.registrations[id]?.isCurrent = true

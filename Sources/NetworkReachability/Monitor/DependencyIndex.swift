@@ -1,0 +1,95 @@
+/// Finds the targets a batch of changes can touch without visiting the others: targets are indexed by
+/// output interface, by source address and by destination, and the destinations are kept sorted so the
+/// targets inside a changed prefix are one binary search away. Work per batch grows with what the batch
+/// touches, not with the number of targets.
+struct DependencyIndex {
+    private var dependencies: [ReachabilityTarget: TargetDependency] = [:]
+    private var always: Set<ReachabilityTarget> = []
+    private var byInterface: [Int: Set<ReachabilityTarget>] = [:]
+    private var bySource: [[UInt8]: Set<ReachabilityTarget>] = [:]
+    private var byDestination: [[UInt8]: Set<ReachabilityTarget>] = [:]
+    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; rebuilt when a key comes
+    /// or goes.
+    private var sortedDestinations: [Int: [[UInt8]]] = [:]
+    private var isSorted = true
+
+    /// Records what `target`'s latest answer rests on, replacing what it rested on before.
+    mutating func set(_ dependency: TargetDependency, for target: ReachabilityTarget) {
+        if let previous = dependencies[target] {
+            guard previous != dependency else { return }
+            remove(target)
+        }
+        dependencies[target] = dependency
+        if dependency.always {
+            always.insert(target)
+            return
+        }
+        if let index = dependency.interfaceIndex { byInterface[index, default: []].insert(target) }
+        if let source = dependency.sourceAddress { bySource[source.bytes, default: []].insert(target) }
+        for destination in dependency.destinations {
+            if byDestination[destination.bytes] == nil { isSorted = false }
+            byDestination[destination.bytes, default: []].insert(target)
+        }
+    }
+
+    /// Forgets `target` (its last registration left).
+    mutating func remove(_ target: ReachabilityTarget) {
+        guard let dependency = dependencies.removeValue(forKey: target) else { return }
+        always.remove(target)
+        if let index = dependency.interfaceIndex { Self.remove(target, from: &byInterface, at: index) }
+        if let source = dependency.sourceAddress { Self.remove(target, from: &bySource, at: source.bytes) }
+        for destination in dependency.destinations where Self.remove(target, from: &byDestination, at: destination.bytes) {
+            isSorted = false
+        }
+    }
+
+    /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
+    mutating func affected(by changes: NetworkChanges) -> Set<ReachabilityTarget> {
+        if changes.affectsEverything { return Set(dependencies.keys) }
+        var affected = always
+        for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? []) }
+        for address in changes.addresses {
+            affected.formUnion(bySource[address.bytes] ?? [])
+            affected.formUnion(byDestination[address.bytes] ?? [])
+        }
+        guard !changes.routePrefixes.isEmpty else { return affected }
+        if !isSorted {
+            sortedDestinations = Dictionary(grouping: byDestination.keys, by: \.count).mapValues {
+                $0.sorted { $0.lexicographicallyPrecedes($1) }
+            }
+            isSorted = true
+        }
+        for prefix in changes.routePrefixes {
+            let (lowest, highest) = prefix.bounds
+            let sorted = sortedDestinations[lowest.count] ?? []
+            var position = Self.firstPosition(in: sorted) { !$0.lexicographicallyPrecedes(lowest) }
+            while position < sorted.count, !highest.lexicographicallyPrecedes(sorted[position]) {
+                affected.formUnion(byDestination[sorted[position]] ?? [])
+                position += 1
+            }
+        }
+        return affected
+    }
+
+    /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
+    private static func firstPosition(in sorted: [[UInt8]], where isAtOrAfter: ([UInt8]) -> Bool) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if isAtOrAfter(sorted[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// Removes `target` from the set at `key`, dropping an emptied set; whether the key went away.
+    @discardableResult
+    private static func remove<Key: Hashable>(
+        _ target: ReachabilityTarget, from table: inout [Key: Set<ReachabilityTarget>], at key: Key
+    ) -> Bool {
+        table[key]?.remove(target)
+        guard table[key]?.isEmpty == true else { return false }
+        table[key] = nil
+        return true
+    }
+}
