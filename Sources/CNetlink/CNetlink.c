@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <string.h>
 #include <netdb.h>
 #include <linux/if.h>
 #include "CNetlink.h"
@@ -73,3 +75,9 @@ void cnl_name_current_thread(const char *name) { (void)pthread_setname_np(pthrea
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
 #endif
+
+int cnl_await_routing_lock(int descriptor) {
+    struct ifconf request;
+    memset(&request, 0, sizeof request);  // no buffer: the kernel only counts, under the lock
+    return ioctl(descriptor, SIOCGIFCONF, &request);
+}

@@ -58,6 +58,12 @@ enum { CNL_ND_OPT_RDNSS = 25, CNL_ND_OPT_CAPTIVE_PORTAL = 37, CNL_ND_OPT_PREF64 
 /// A non-blocking, close-on-exec eventfd that wakes the monitor's poll.
 int cnl_wake_eventfd(void);
 
+// MARK: - Ordering
+
+/// Returns once no routing change holds the kernel's RTNL lock, by asking for the interface list with
+/// `SIOCGIFCONF` (which takes that lock) on `descriptor`, any socket of the namespace. 0, or -1 and errno.
+int cnl_await_routing_lock(int descriptor);
+
 // MARK: - Resolver (glibc names that need _GNU_SOURCE)
 
 struct addrinfo;

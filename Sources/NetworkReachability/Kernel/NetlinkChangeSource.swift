@@ -168,6 +168,10 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 return .failed(error)
             }
         }
+        // The kernel notifies some changes before it finishes them, still holding RTNL: an IPv4 route
+        // deletion before the route leaves the table, a link going down before its routes are flushed.
+        // Lookups take no lock, so wait for the lock to be free before anything is looked up.
+        if relevant || overflowed { SystemCall.awaitRoutingLock(subscription.descriptor) }
         guard overflowed else { return relevant ? .changed(changes) : advertised ? .advertisementsChanged : .woken }
         do {
             links = LinkTable(try queries.links())

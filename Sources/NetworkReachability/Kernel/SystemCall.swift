@@ -57,6 +57,11 @@ enum SystemCall {
         _ = try? runNonBlocking("write(eventfd)") { write(descriptor, &one, 8) }
     }
 
+    /// Returns once no routing change holds the kernel's RTNL lock (see `cnl_await_routing_lock`).
+    static func awaitRoutingLock(_ descriptor: Int32) {
+        _ = try? run("ioctl(SIOCGIFCONF)") { cnl_await_routing_lock(descriptor) }
+    }
+
     /// Resets an eventfd's counter after a wake-up.
     static func consumeEvent(_ descriptor: Int32) {
         var value: UInt64 = 0
