@@ -8,10 +8,9 @@ struct DependencyIndex {
     private var byInterface: [Int: Set<ReachabilityTarget>] = [:]
     private var bySource: [[UInt8]: Set<ReachabilityTarget>] = [:]
     private var byDestination: [[UInt8]: Set<ReachabilityTarget>] = [:]
-    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; rebuilt when a key comes
-    /// or goes.
+    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a key that comes or goes
+    /// is inserted or removed in place (a target whose answer flips changes its keys every time).
     private var sortedDestinations: [Int: [[UInt8]]] = [:]
-    private var isSorted = true
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: ReachabilityTarget) {
@@ -27,7 +26,7 @@ struct DependencyIndex {
         if let index = dependency.interfaceIndex { byInterface[index, default: []].insert(target) }
         if let source = dependency.sourceAddress { bySource[source.bytes, default: []].insert(target) }
         for destination in dependency.destinations {
-            if byDestination[destination.bytes] == nil { isSorted = false }
+            if byDestination[destination.bytes] == nil { insertSorted(destination.bytes) }
             byDestination[destination.bytes, default: []].insert(target)
         }
     }
@@ -39,25 +38,18 @@ struct DependencyIndex {
         if let index = dependency.interfaceIndex { Self.remove(target, from: &byInterface, at: index) }
         if let source = dependency.sourceAddress { Self.remove(target, from: &bySource, at: source.bytes) }
         for destination in dependency.destinations where Self.remove(target, from: &byDestination, at: destination.bytes) {
-            isSorted = false
+            removeSorted(destination.bytes)
         }
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
-    mutating func affected(by changes: NetworkChanges) -> Set<ReachabilityTarget> {
+    func affected(by changes: NetworkChanges) -> Set<ReachabilityTarget> {
         if changes.affectsEverything { return Set(dependencies.keys) }
         var affected = always
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? []) }
         for address in changes.addresses {
             affected.formUnion(bySource[address.bytes] ?? [])
             affected.formUnion(byDestination[address.bytes] ?? [])
-        }
-        guard !changes.routePrefixes.isEmpty else { return affected }
-        if !isSorted {
-            sortedDestinations = Dictionary(grouping: byDestination.keys, by: \.count).mapValues {
-                $0.sorted { $0.lexicographicallyPrecedes($1) }
-            }
-            isSorted = true
         }
         for prefix in changes.routePrefixes {
             let (lowest, highest) = prefix.bounds
@@ -69,6 +61,19 @@ struct DependencyIndex {
             }
         }
         return affected
+    }
+
+    private mutating func insertSorted(_ key: [UInt8]) {
+        let position = Self.firstPosition(in: sortedDestinations[key.count] ?? []) { !$0.lexicographicallyPrecedes(key) }
+        sortedDestinations[key.count, default: []].insert(key, at: position)
+    }
+
+    private mutating func removeSorted(_ key: [UInt8]) {
+        let position = Self.firstPosition(in: sortedDestinations[key.count] ?? []) { !$0.lexicographicallyPrecedes(key) }
+        guard sortedDestinations[key.count]?.indices.contains(position) == true,
+            sortedDestinations[key.count]?[position] == key
+        else { return }
+        sortedDestinations[key.count]?.remove(at: position)
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
