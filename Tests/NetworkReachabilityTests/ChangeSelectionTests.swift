@@ -97,6 +97,14 @@ struct ChangeSelectionTests {
                 dependencies[.address(destination)] = dependency
                 index.set(dependency, for: .address(destination))
             }
+            for case .address(let destination) in dependencies.keys.shuffled().prefix(10) {  // some answers change
+                let dependency = TargetDependency(
+                    always: Int.random(in: 0..<5) == 0, destinations: [destination] + (Bool.random() ? [randomAddress()] : []),
+                    interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
+                    sourceAddress: Bool.random() ? randomAddress() : nil)
+                dependencies[.address(destination)] = dependency
+                index.set(dependency, for: .address(destination))
+            }
             for target in dependencies.keys.shuffled().prefix(5) {  // some leave
                 dependencies[target] = nil
                 index.remove(target)

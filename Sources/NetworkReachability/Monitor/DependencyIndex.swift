@@ -12,34 +12,46 @@ struct DependencyIndex {
     /// is inserted or removed in place (a target whose answer flips changes its keys every time).
     private var sortedDestinations: [Int: [[UInt8]]] = [:]
 
-    /// Records what `target`'s latest answer rests on, replacing what it rested on before.
+    /// Records what `target`'s latest answer rests on, replacing what it rested on before. Only the parts
+    /// that changed are re-indexed: after a default route's removal every target changes, mostly not its
+    /// destinations.
     mutating func set(_ dependency: TargetDependency, for target: ReachabilityTarget) {
-        if let previous = dependencies[target] {
-            guard previous != dependency else { return }
-            remove(target)
+        let previous = dependencies.updateValue(dependency, forKey: target)
+        guard previous != dependency else { return }
+        let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: previous)
+        let (newInterface, newSource, newDestinations) = Self.indexedParts(of: dependency)
+        if dependency.always { always.insert(target) } else { always.remove(target) }
+        if oldInterface != newInterface {
+            if let oldInterface { Self.remove(target, from: &byInterface, at: oldInterface) }
+            if let newInterface { byInterface[newInterface, default: []].insert(target) }
         }
-        dependencies[target] = dependency
-        if dependency.always {
-            always.insert(target)
-            return
+        if oldSource != newSource {
+            if let oldSource { Self.remove(target, from: &bySource, at: oldSource) }
+            if let newSource { bySource[newSource, default: []].insert(target) }
         }
-        if let index = dependency.interfaceIndex { byInterface[index, default: []].insert(target) }
-        if let source = dependency.sourceAddress { bySource[source.bytes, default: []].insert(target) }
-        for destination in dependency.destinations {
-            if byDestination[destination.bytes] == nil { insertSorted(destination.bytes) }
-            byDestination[destination.bytes, default: []].insert(target)
+        for key in oldDestinations where !newDestinations.contains(key) {
+            if Self.remove(target, from: &byDestination, at: key) { removeSorted(key) }
+        }
+        for key in newDestinations where !oldDestinations.contains(key) {
+            if byDestination[key] == nil { insertSorted(key) }
+            byDestination[key, default: []].insert(target)
         }
     }
 
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: ReachabilityTarget) {
-        guard let dependency = dependencies.removeValue(forKey: target) else { return }
+        guard let previous = dependencies.removeValue(forKey: target) else { return }
         always.remove(target)
-        if let index = dependency.interfaceIndex { Self.remove(target, from: &byInterface, at: index) }
-        if let source = dependency.sourceAddress { Self.remove(target, from: &bySource, at: source.bytes) }
-        for destination in dependency.destinations where Self.remove(target, from: &byDestination, at: destination.bytes) {
-            removeSorted(destination.bytes)
-        }
+        let (interface, source, destinations) = Self.indexedParts(of: previous)
+        if let interface { Self.remove(target, from: &byInterface, at: interface) }
+        if let source { Self.remove(target, from: &bySource, at: source) }
+        for key in destinations where Self.remove(target, from: &byDestination, at: key) { removeSorted(key) }
+    }
+
+    /// What the tables hold for a dependency: nothing for one that is always affected.
+    private static func indexedParts(of dependency: TargetDependency?) -> (Int?, [UInt8]?, [[UInt8]]) {
+        guard let dependency, !dependency.always else { return (nil, nil, []) }
+        return (dependency.interfaceIndex, dependency.sourceAddress?.bytes, dependency.destinations.map(\.bytes))
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
