@@ -89,6 +89,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address without its zone.
     public var withoutZone: IPAddress { IPAddress(checkedBytes: bytes) }
 
+    /// Hashes the address bytes in one piece (the synthesized hash feeds them one at a time), and the zone.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(zone)
+    }
+
     private init(checkedBytes: [UInt8]) {
         self.bytes = checkedBytes
         self.zone = nil

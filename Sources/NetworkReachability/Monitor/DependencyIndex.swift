@@ -6,21 +6,31 @@ struct DependencyIndex {
     private var dependencies: [ReachabilityTarget: TargetDependency] = [:]
     private var always: Set<ReachabilityTarget> = []
     private var byInterface: [Int: Set<ReachabilityTarget>] = [:]
-    private var bySource: [[UInt8]: Set<ReachabilityTarget>] = [:]
-    private var byDestination: [[UInt8]: Set<ReachabilityTarget>] = [:]
+    private var bySource: [IPAddress: Set<ReachabilityTarget>] = [:]
+    private var byDestination: [IPAddress: Set<ReachabilityTarget>] = [:]
     /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a key that comes or goes
     /// is inserted or removed in place (a target whose answer flips changes its keys every time).
-    private var sortedDestinations: [Int: [[UInt8]]] = [:]
+    private var sortedDestinations: [Int: [IPAddress]] = [:]
 
-    /// Records what `target`'s latest answer rests on, replacing what it rested on before. Only the parts
-    /// that changed are re-indexed: after a default route's removal every target changes, mostly not its
-    /// destinations.
+    /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: ReachabilityTarget) {
         let previous = dependencies.updateValue(dependency, forKey: target)
         guard previous != dependency else { return }
-        let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: previous)
-        let (newInterface, newSource, newDestinations) = Self.indexedParts(of: dependency)
-        if dependency.always { always.insert(target) } else { always.remove(target) }
+        reindex(target, from: previous, to: dependency)
+    }
+
+    /// Forgets `target` (its last registration left).
+    mutating func remove(_ target: ReachabilityTarget) {
+        guard let previous = dependencies.removeValue(forKey: target) else { return }
+        reindex(target, from: previous, to: nil)
+    }
+
+    /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
+    /// after a default route's removal every target changes, mostly not its destinations.
+    private mutating func reindex(_ target: ReachabilityTarget, from old: TargetDependency?, to new: TargetDependency?) {
+        let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
+        let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
+        if new?.always == true { always.insert(target) } else { always.remove(target) }
         if oldInterface != newInterface {
             if let oldInterface { Self.remove(target, from: &byInterface, at: oldInterface) }
             if let newInterface { byInterface[newInterface, default: []].insert(target) }
@@ -29,29 +39,21 @@ struct DependencyIndex {
             if let oldSource { Self.remove(target, from: &bySource, at: oldSource) }
             if let newSource { bySource[newSource, default: []].insert(target) }
         }
-        for key in oldDestinations where !newDestinations.contains(key) {
-            if Self.remove(target, from: &byDestination, at: key) { removeSorted(key) }
+        for destination in oldDestinations where !newDestinations.contains(destination) {
+            let emptied = Self.remove(target, from: &byDestination, at: destination)
+            if emptied { removeSorted(destination) }
         }
-        for key in newDestinations where !oldDestinations.contains(key) {
-            if byDestination[key] == nil { insertSorted(key) }
-            byDestination[key, default: []].insert(target)
+        for destination in newDestinations where !oldDestinations.contains(destination) {
+            if byDestination[destination] == nil { insertSorted(destination) }
+            byDestination[destination, default: []].insert(target)
         }
     }
 
-    /// Forgets `target` (its last registration left).
-    mutating func remove(_ target: ReachabilityTarget) {
-        guard let previous = dependencies.removeValue(forKey: target) else { return }
-        always.remove(target)
-        let (interface, source, destinations) = Self.indexedParts(of: previous)
-        if let interface { Self.remove(target, from: &byInterface, at: interface) }
-        if let source { Self.remove(target, from: &bySource, at: source) }
-        for key in destinations where Self.remove(target, from: &byDestination, at: key) { removeSorted(key) }
-    }
-
-    /// What the tables hold for a dependency: nothing for one that is always affected.
-    private static func indexedParts(of dependency: TargetDependency?) -> (Int?, [UInt8]?, [[UInt8]]) {
+    /// What the tables hold for a dependency: nothing for one that is always affected. Keys carry no zone,
+    /// as the changes' addresses carry none (a zoned target is always affected anyway).
+    private static func indexedParts(of dependency: TargetDependency?) -> (Int?, IPAddress?, [IPAddress]) {
         guard let dependency, !dependency.always else { return (nil, nil, []) }
-        return (dependency.interfaceIndex, dependency.sourceAddress?.bytes, dependency.destinations.map(\.bytes))
+        return (dependency.interfaceIndex, dependency.sourceAddress?.withoutZone, dependency.destinations)
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
@@ -59,15 +61,15 @@ struct DependencyIndex {
         if changes.affectsEverything { return Set(dependencies.keys) }
         var affected = always
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? []) }
-        for address in changes.addresses {
-            affected.formUnion(bySource[address.bytes] ?? [])
-            affected.formUnion(byDestination[address.bytes] ?? [])
+        for address in changes.addresses.map(\.withoutZone) {
+            affected.formUnion(bySource[address] ?? [])
+            affected.formUnion(byDestination[address] ?? [])
         }
         for prefix in changes.routePrefixes {
             let (lowest, highest) = prefix.bounds
             let sorted = sortedDestinations[lowest.count] ?? []
-            var position = Self.firstPosition(in: sorted) { !$0.lexicographicallyPrecedes(lowest) }
-            while position < sorted.count, !highest.lexicographicallyPrecedes(sorted[position]) {
+            var position = Self.firstPosition(in: sorted) { !$0.bytes.lexicographicallyPrecedes(lowest) }
+            while position < sorted.count, !highest.lexicographicallyPrecedes(sorted[position].bytes) {
                 affected.formUnion(byDestination[sorted[position]] ?? [])
                 position += 1
             }
@@ -75,21 +77,22 @@ struct DependencyIndex {
         return affected
     }
 
-    private mutating func insertSorted(_ key: [UInt8]) {
-        let position = Self.firstPosition(in: sortedDestinations[key.count] ?? []) { !$0.lexicographicallyPrecedes(key) }
-        sortedDestinations[key.count, default: []].insert(key, at: position)
+    private mutating func insertSorted(_ key: IPAddress) {
+        let width = key.bytes.count
+        let position = Self.firstPosition(in: sortedDestinations[width] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
+        sortedDestinations[width, default: []].insert(key, at: position)
     }
 
-    private mutating func removeSorted(_ key: [UInt8]) {
-        let position = Self.firstPosition(in: sortedDestinations[key.count] ?? []) { !$0.lexicographicallyPrecedes(key) }
-        guard sortedDestinations[key.count]?.indices.contains(position) == true,
-            sortedDestinations[key.count]?[position] == key
+    private mutating func removeSorted(_ key: IPAddress) {
+        let width = key.bytes.count
+        let position = Self.firstPosition(in: sortedDestinations[width] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
+        guard sortedDestinations[width]?.indices.contains(position) == true, sortedDestinations[width]?[position] == key
         else { return }
-        sortedDestinations[key.count]?.remove(at: position)
+        sortedDestinations[width]?.remove(at: position)
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
-    private static func firstPosition(in sorted: [[UInt8]], where isAtOrAfter: ([UInt8]) -> Bool) -> Int {
+    private static func firstPosition(in sorted: [IPAddress], where isAtOrAfter: (IPAddress) -> Bool) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
