@@ -21,29 +21,39 @@ struct ChangeSelectionTests {
         #expect(prefix(network, length).contains(address(candidate)) == inside)
     }
 
-    @Test func dependencyIsTouchedOnlyByWhatItRestsOn() {
-        let dependency = TargetDependency(
-            destinations: [address("10.0.0.7")], interfaceIndex: 3, sourceAddress: address("192.0.2.2"))
+    @Test func aTargetIsTouchedOnlyByWhatItRestsOn() {
+        let target = ReachabilityTarget.address(address("10.0.0.7"))
+        var index = DependencyIndex()
+        index.set(
+            TargetDependency(destinations: [address("10.0.0.7")], interfaceIndex: 3, sourceAddress: address("192.0.2.2")),
+            for: target)
+        func touches(_ changes: NetworkChanges) -> Bool { index.affected(by: changes).contains(target) }
+
         var elsewhere = NetworkChanges()
         elsewhere.recordRoute(prefix("198.51.100.9", 32))
+        elsewhere.recordRoute(prefix("10.0.0.8", 29))
         elsewhere.recordAddress(address("172.16.0.2"), onInterface: 9)
         elsewhere.recordLink(9)
-        #expect(!dependency.isAffected(by: elsewhere))
+        #expect(!touches(elsewhere))
 
         var route = NetworkChanges()
         route.recordRoute(prefix("0.0.0.0", 0))
-        #expect(dependency.isAffected(by: route))
+        #expect(touches(route))
         var link = NetworkChanges()
         link.recordLink(3)
-        #expect(dependency.isAffected(by: link))
+        #expect(touches(link))
         var addressOnItsInterface = NetworkChanges()
         addressOnItsInterface.recordAddress(address("192.0.2.9"), onInterface: 3)
-        #expect(dependency.isAffected(by: addressOnItsInterface))
+        #expect(touches(addressOnItsInterface))
         var itsSource = NetworkChanges()
         itsSource.recordAddress(address("192.0.2.2"), onInterface: 5)
-        #expect(dependency.isAffected(by: itsSource))
-        #expect(dependency.isAffected(by: .everything))
-        #expect(TargetDependency.always.isAffected(by: NetworkChanges()))
+        #expect(touches(itsSource))
+        #expect(touches(.everything))
+
+        index.set(.always, for: target)
+        #expect(touches(NetworkChanges()))
+        index.remove(target)
+        #expect(!touches(.everything))
     }
 
     @Test func tooManyPrefixesAffectEverything() {
@@ -52,7 +62,9 @@ struct ChangeSelectionTests {
             changes.recordRoute(prefix("198.18.\(index >> 8).\(index & 255)", 32))
         }
         #expect(changes.affectsEverything)
-        #expect(TargetDependency(destinations: [address("10.0.0.1")]).isAffected(by: changes))
+        var index = DependencyIndex()
+        index.set(TargetDependency(destinations: [address("10.0.0.1")]), for: .address(address("10.0.0.1")))
+        #expect(index.affected(by: changes) == [.address(address("10.0.0.1"))])
     }
 
     @Test func dependencyOfEachKindOfTarget() {
@@ -139,5 +151,22 @@ struct ChangeSelectionTests {
         let rebuilt = ReachabilityPath(gateway: address("192.0.2.1"), supportsIPv4: true)
         #expect(rebuilt == original)
         #expect(rebuilt.hashValue == original.hashValue)
+    }
+}
+
+extension TargetDependency {
+    /// TargetDependency's rule applied to one target, as plainly as it reads: the oracle the index is
+    /// checked against.
+    func isAffected(by changes: NetworkChanges) -> Bool {
+        if always || changes.affectsEverything { return true }
+        if let interfaceIndex, changes.links.contains(interfaceIndex) || changes.addressInterfaces.contains(interfaceIndex) {
+            return true
+        }
+        if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.bytes }) { return true }
+        for destination in destinations {
+            if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
+            if changes.routePrefixes.contains(where: { $0.contains(destination) }) { return true }
+        }
+        return false
     }
 }

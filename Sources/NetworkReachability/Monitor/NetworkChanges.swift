@@ -66,11 +66,6 @@ package struct NetworkChanges: Sendable, Equatable {
         return changes
     }
 
-    /// Whether the batch brought nothing at all.
-    package var isEmpty: Bool {
-        !affectsEverything && routePrefixes.isEmpty && links.isEmpty && addresses.isEmpty
-    }
-
     package mutating func recordRoute(_ prefix: Prefix) {
         guard !affectsEverything else { return }
         if routePrefixes.count == Self.prefixLimit {

@@ -1,6 +1,11 @@
 /// What a target's last answer rested on, so a batch of changes that touches none of it can skip the
 /// target: the destinations whose routes decide it, the interface it leaves through, its source address.
 ///
+/// The rule: a batch touches the target when it affects everything, or changed a link or the addresses of
+/// the output interface, or added or removed the source address or a destination, or changed a route whose
+/// prefix contains a destination; an ``always`` target is touched by every batch. ``DependencyIndex``
+/// applies it to all targets at once.
+///
 /// Sound because a route only matches destinations inside its prefix, a link change that can revive
 /// routes is reported as affecting everything, and the kernel reports the routes an address brings and
 /// takes with it.
@@ -24,19 +29,5 @@ package struct TargetDependency: Sendable, Equatable {
         self.destinations = destinations
         self.interfaceIndex = interfaceIndex
         self.sourceAddress = sourceAddress
-    }
-
-    /// Whether `changes` can have changed the answer.
-    package func isAffected(by changes: NetworkChanges) -> Bool {
-        if always || changes.affectsEverything { return true }
-        if let interfaceIndex, changes.links.contains(interfaceIndex) || changes.addressInterfaces.contains(interfaceIndex) {
-            return true
-        }
-        if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.bytes }) { return true }
-        for destination in destinations {
-            if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
-            if changes.routePrefixes.contains(where: { $0.contains(destination) }) { return true }
-        }
-        return false
     }
 }
