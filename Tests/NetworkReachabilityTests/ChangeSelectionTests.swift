@@ -17,8 +17,14 @@ struct ChangeSelectionTests {
         ("2001:db8::", 32, "2001:db8:ffff::1", true), ("2001:db8::", 33, "2001:db8:8000::1", false),
         ("::", 0, "2001:db8::1", true), ("0.0.0.0", 0, "::1", false),
     ])
-    func prefixContainsExactlyItsAddresses(network: String, length: Int, candidate: String, inside: Bool) {
-        #expect(prefix(network, length).contains(address(candidate)) == inside)
+    func aRoutePrefixTouchesExactlyTheTargetsInsideIt(network: String, length: Int, candidate: String, inside: Bool) {
+        let target = ReachabilityTarget.address(address(candidate))
+        var index = DependencyIndex()
+        index.set(TargetDependency(destinations: [address(candidate)]), for: target)
+        var changes = NetworkChanges()
+        changes.recordRoute(prefix(network, length))
+        #expect(index.affected(by: changes).contains(target) == inside)
+        #expect(changes.routePrefixes[0].containsBitByBit(address(candidate)) == inside)
     }
 
     @Test func aTargetIsTouchedOnlyByWhatItRestsOn() {
@@ -165,8 +171,20 @@ extension TargetDependency {
         if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.bytes }) { return true }
         for destination in destinations {
             if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
-            if changes.routePrefixes.contains(where: { $0.contains(destination) }) { return true }
+            if changes.routePrefixes.contains(where: { $0.containsBitByBit(destination) }) { return true }
         }
         return false
+    }
+}
+
+extension NetworkChanges.Prefix {
+    /// Whether `address` lies inside the prefix, bit by bit: the oracle's containment, independent of the
+    /// index's sorted bounds.
+    func containsBitByBit(_ address: IPAddress) -> Bool {
+        guard address.bytes.count == bytes.count else { return false }
+        for bit in 0..<length where (address.bytes[bit / 8] ^ bytes[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 {
+            return false
+        }
+        return true
     }
 }

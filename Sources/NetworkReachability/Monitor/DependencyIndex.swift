@@ -78,17 +78,20 @@ struct DependencyIndex {
     }
 
     private mutating func insertSorted(_ key: IPAddress) {
-        let width = key.bytes.count
-        let position = Self.firstPosition(in: sortedDestinations[width] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
-        sortedDestinations[width, default: []].insert(key, at: position)
+        sortedDestinations[key.bytes.count, default: []].insert(key, at: sortedPosition(of: key))
     }
 
     private mutating func removeSorted(_ key: IPAddress) {
-        let width = key.bytes.count
-        let position = Self.firstPosition(in: sortedDestinations[width] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
-        guard sortedDestinations[width]?.indices.contains(position) == true, sortedDestinations[width]?[position] == key
+        let position = sortedPosition(of: key)
+        guard sortedDestinations[key.bytes.count]?.indices.contains(position) == true,
+            sortedDestinations[key.bytes.count]?[position] == key
         else { return }
-        sortedDestinations[width]?.remove(at: position)
+        sortedDestinations[key.bytes.count]?.remove(at: position)
+    }
+
+    /// Where `key` is, or would go, among the sorted destinations of its length.
+    private func sortedPosition(of key: IPAddress) -> Int {
+        Self.firstPosition(in: sortedDestinations[key.bytes.count] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).

@@ -29,18 +29,6 @@ package struct NetworkChanges: Sendable, Equatable {
             }
             return (lowest, highest)
         }
-
-        /// Whether `address` (of the same family) lies inside the prefix: only lookups of such addresses
-        /// can meet the route.
-        package func contains(_ address: IPAddress) -> Bool {
-            guard address.bytes.count == bytes.count else { return false }
-            let whole = length / 8
-            for index in 0..<whole where address.bytes[index] != bytes[index] { return false }
-            let rest = length % 8
-            guard rest > 0 else { return true }
-            let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - rest))
-            return address.bytes[whole] & mask == bytes[whole] & mask
-        }
     }
 
     /// Beyond this many route prefixes in one batch, listing them costs more than re-evaluating everything.
