@@ -58,9 +58,9 @@ extension ReachabilityError {
     var isBadInput: Bool {
         switch self {
         case .invalidAddress, .invalidHostName, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
-            .invalidResolutionTimeout:
+            .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
             true
-        case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted: false
+        case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false
         }
     }
 }

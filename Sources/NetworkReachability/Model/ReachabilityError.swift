@@ -14,6 +14,12 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     case familyMismatch(local: IPAddress, remote: IPAddress)
     /// A resolution timeout is not greater than zero and at most ``NetworkReachability/maximumResolutionTimeout``.
     case invalidResolutionTimeout(Duration)
+    /// A wait's timeout is negative.
+    case invalidTimeout(Duration)
+    /// A retry policy's numbers cannot work; `reason` says which.
+    case invalidRetryPolicy(reason: String)
+    /// A wait ended because its condition did not hold within the timeout it was given.
+    case timedOut(Duration)
     /// The named network namespace the subscription lived in was deleted (`ip netns del`): its file's path.
     case networkNamespaceDeleted(String)
     /// A system call failed: its name and `errno`.
@@ -32,6 +38,9 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         case .familyMismatch(let local, let remote): "local address \(local) and remote address \(remote) differ in family"
         case .invalidResolutionTimeout(let timeout):
             "invalid resolution timeout \(timeout): it must be above zero and at most a day"
+        case .invalidTimeout(let timeout): "invalid timeout \(timeout): it must not be negative"
+        case .invalidRetryPolicy(let reason): "invalid retry policy: \(reason)"
+        case .timedOut(let timeout): "timed out after \(timeout)"
         case .networkNamespaceDeleted(let path): "network namespace \(path) was deleted"
         case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
         case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
