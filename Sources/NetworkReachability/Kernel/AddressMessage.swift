@@ -9,6 +9,14 @@ struct AddressMessage: Sendable, Equatable {
     /// `IFA_FLAGS` when present, else `ifa_flags`.
     var flags: UInt32
 
+    /// Makes an address as a dump states it: for a simulated kernel, and tests.
+    init(interfaceIndex: Int, prefixLength: UInt8, address: IPAddress, flags: UInt32 = 0) {
+        self.interfaceIndex = interfaceIndex
+        self.prefixLength = prefixLength
+        self.address = address
+        self.flags = flags
+    }
+
     /// Parses the payload of an address message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
         guard message.type == UInt16(RTM_NEWADDR) || message.type == UInt16(RTM_DELADDR),

@@ -4,7 +4,7 @@ import CNetlink
 /// link's hardware type. The sysfs root is injectable so fixture trees can stand in for `/sys`.
 ///
 /// Results are cached per (index, name, hardware type): an interface's kind does not change while it exists.
-final class InterfaceClassifier: Sendable {
+final class InterfaceClassifier: InterfaceClassifying {
     private struct CacheKey: Hashable {
         var index: Int
         var name: String

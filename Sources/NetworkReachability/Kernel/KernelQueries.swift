@@ -4,15 +4,7 @@ import Glibc
 /// Request/response exchanges with the kernel over one reused socket, serialized by a lock.
 ///
 /// The socket opens on the first query and closes with ``close()`` or when the object is released.
-final class KernelQueries: Sendable {
-    /// The kernel's answer to a route lookup.
-    enum RouteAnswer: Sendable, Equatable {
-        /// The route the kernel would use.
-        case route(RouteMessage)
-        /// The lookup failed with this errno (`ENETUNREACH`, `EHOSTUNREACH`, `EACCES`, `EINVAL`…).
-        case noRoute(errno: Int32)
-    }
-
+final class KernelQueries: RouteQuerying {
     private struct State {
         var socket: NetlinkSocket?
         var sequence: UInt32 = 0

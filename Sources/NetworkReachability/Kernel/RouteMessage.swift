@@ -42,6 +42,22 @@ struct RouteMessage: Sendable, Equatable {
     var preferredSource: IPAddress?
     var outputInterface: Int?
 
+    /// Makes a route as a lookup answer states it: for a simulated kernel, and tests.
+    init(
+        family: UInt8, destinationLength: UInt8, table: UInt32, type: RouteType, flags: UInt32 = 0,
+        destination: IPAddress?, gateway: IPAddress?, preferredSource: IPAddress?, outputInterface: Int?
+    ) {
+        self.family = family
+        self.destinationLength = destinationLength
+        self.table = table
+        self.type = type
+        self.flags = flags
+        self.destination = destination
+        self.gateway = gateway
+        self.preferredSource = preferredSource
+        self.outputInterface = outputInterface
+    }
+
     /// Parses the payload of a route message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
         guard message.type == UInt16(RTM_NEWROUTE) || message.type == UInt16(RTM_DELROUTE),

@@ -6,9 +6,9 @@ struct TargetEvaluator {
     static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
     static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
 
-    let queries: KernelQueries
+    let queries: any RouteQuerying
     let links: any LinkSource
-    let classifier: InterfaceClassifier
+    let classifier: any InterfaceClassifying
     /// The latest resolution of a host name (the monitor's view, or a synchronous read's).
     let hostResolution: (HostName) -> HostResolution
     /// NAT64 prefixes, advertised DNS servers and portal.
@@ -19,7 +19,7 @@ struct TargetEvaluator {
 
     /// Holds the internet probes' answers until the monitor's next pass clears them.
     final class ProbeMemo {
-        var answers: [KernelQueries.RouteAnswer]?
+        var answers: [RouteAnswer]?
     }
 
     // MARK: - Targets
@@ -117,7 +117,7 @@ struct TargetEvaluator {
             guard let localZone = try resolveZone(of: local) else { throw .unknownZone(local.zone ?? "") }
             guard try resolveZone(of: remote) != nil else { throw .unknownZone(remote.zone ?? "") }
             // The kernel calls an address its own when its lookup yields a `local` route (as bind() does).
-            let answer = try queries.lookupRoute(to: local.withoutZone, interfaceIndex: localZone)
+            let answer = try queries.lookupRoute(to: local.withoutZone, from: nil, interfaceIndex: localZone)
             guard case .route(let route) = answer, route.type == .local else { throw .localAddressNotOwned(local) }
         }
     }
@@ -140,7 +140,7 @@ struct TargetEvaluator {
 
     private func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
         // Both probes go out in one send: one round trip, once per monitor pass.
-        let answers: [KernelQueries.RouteAnswer]
+        let answers: [RouteAnswer]
         if let remembered = probeMemo?.answers {
             answers = remembered
         } else {
@@ -159,7 +159,7 @@ struct TargetEvaluator {
     }
 
     /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64.
-    private func evaluate(_ address: IPAddress, answer: KernelQueries.RouteAnswer) throws(ReachabilityError)
+    private func evaluate(_ address: IPAddress, answer: RouteAnswer) throws(ReachabilityError)
         -> ReachabilitySnapshot
     {
         let direct = try snapshot(.address(address), family: address.family, answer)
@@ -234,12 +234,12 @@ struct TargetEvaluator {
     /// One route lookup.
     private func lookup(
         _ destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
-    ) throws(ReachabilityError) -> KernelQueries.RouteAnswer {
+    ) throws(ReachabilityError) -> RouteAnswer {
         try queries.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
     }
 
     private func snapshot(
-        _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: KernelQueries.RouteAnswer
+        _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: RouteAnswer
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
         guard case .route(let route) = answer, route.type.carriesPackets else {
             return Self.unreachable(target)

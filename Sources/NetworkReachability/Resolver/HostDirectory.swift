@@ -16,14 +16,16 @@ final class HostDirectory: Sendable {
     // Guarded by its lock; never held while calling the change handler.
     private let entries = Locked([HostName: Entry]())
     private let changeHandler = Locked<(@Sendable (HostName) -> Void)?>(nil)
-    private let resolverBox = Locked<HostResolver?>(nil)
+    private let resolverBox = Locked<(any NameResolving)?>(nil)
 
-    init() {
-        let resolver = HostResolver { [weak self] name, outcome in self?.record(name, outcome) }
+    /// - Parameter makeResolver: makes what resolves names and reports to the given closure; `getaddrinfo` on
+    ///   background lanes unless a simulated network answers instead.
+    init(makeResolver: (@escaping HostResolver.Report) -> any NameResolving = { HostResolver(report: $0) }) {
+        let resolver = makeResolver { [weak self] name, outcome in self?.record(name, outcome) }
         resolverBox.withLock { $0 = resolver }
     }
 
-    private var resolver: HostResolver? { resolverBox.withLock { $0 } }
+    private var resolver: (any NameResolving)? { resolverBox.withLock { $0 } }
 
     /// Calls `handler` whenever a name's resolution changes (from a resolver thread).
     func onChange(_ handler: @escaping @Sendable (HostName) -> Void) {

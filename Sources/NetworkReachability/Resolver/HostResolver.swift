@@ -2,7 +2,7 @@ import Dispatch
 
 /// Runs `getaddrinfo` off every caller's thread: on a few serial lanes (so at most one blocked thread each),
 /// with at most one resolution in flight per name and a timeout of our own (glibc's retries can take far longer).
-final class HostResolver: Sendable {
+final class HostResolver: NameResolving {
     /// What one resolution found.
     enum Outcome: Sendable, Hashable {
         /// Addresses in `getaddrinfo`'s order.
@@ -71,12 +71,7 @@ final class HostResolver: Sendable {
         let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
         timers.asyncAfter(deadline: .now() + seconds) { [self] in expire(name, id: flight.id) }
         lanes[flight.lane].async { [self] in
-            let outcome: Outcome =
-                switch lookUp(name.name) {
-                case .success(let addresses): addresses.isEmpty ? .noAddress("no address") : .resolved(addresses)
-                case .failure(let failure): failure.isNoAddress ? .noAddress(failure.message) : .failed(failure.message)
-                }
-            finish(name, id: flight.id, outcome: outcome, timeout: timeout)
+            finish(name, id: flight.id, outcome: Outcome(lookUp(name.name)), timeout: timeout)
         }
     }
 
@@ -104,4 +99,21 @@ final class HostResolver: Sendable {
         report(name, outcome)
         if let again { run(name, again, timeout: timeout) }
     }
+}
+
+extension HostResolver.Outcome {
+    /// The outcome of one lookup's result: no addresses, or a failure that says the name has none, is `noAddress`.
+    init(_ result: Result<[IPAddress], SystemCall.ResolutionFailure>) {
+        switch result {
+        case .success(let addresses): self = addresses.isEmpty ? .noAddress("no address") : .resolved(addresses)
+        case .failure(let failure): self = failure.isNoAddress ? .noAddress(failure.message) : .failed(failure.message)
+        }
+    }
+}
+
+/// Resolves host names in the background and reports each outcome: ``HostResolver`` with `getaddrinfo`, or a
+/// simulated network's table.
+protocol NameResolving: Sendable {
+    /// Resolves `name`, reporting the outcome within `timeout`.
+    func resolve(_ name: HostName, timeout: Duration)
 }

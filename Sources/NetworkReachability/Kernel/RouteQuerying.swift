@@ -1,0 +1,30 @@
+/// The kernel's answer to a route lookup.
+enum RouteAnswer: Sendable, Equatable {
+    /// The route the kernel would use.
+    case route(RouteMessage)
+    /// The lookup failed with this errno (`ENETUNREACH`, `EHOSTUNREACH`, `EACCES`, `EINVAL`…).
+    case noRoute(errno: Int32)
+}
+
+/// What the evaluation asks a kernel: route lookups, the addresses, and interface names.
+///
+/// ``KernelQueries`` asks the real kernel over rtnetlink; a simulated network answers the same questions from
+/// state a test sets, so the evaluation (the semantics) is the same code on both.
+protocol RouteQuerying: Sendable {
+    /// Which route a packet to `destination` would take (`ip route get`), optionally from `source` or out of
+    /// the interface with `interfaceIndex`.
+    func lookupRoute(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) throws(ReachabilityError)
+        -> RouteAnswer
+    /// The routes to several destinations, answers in order.
+    func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
+    /// Every address of every link.
+    func addresses() throws(ReachabilityError) -> [AddressMessage]
+    /// The index of the link called `name`, or `nil` when there is none.
+    func linkIndex(named name: String) throws(ReachabilityError) -> Int?
+}
+
+/// Describes a link as a public ``NetworkInterface``, with its kind of link.
+protocol InterfaceClassifying: Sendable {
+    /// The interface `link` is.
+    func interface(for link: LinkMessage) -> NetworkInterface
+}
