@@ -11,6 +11,7 @@ let package = Package(
     products: [
         .library(name: "NetworkReachability", targets: ["NetworkReachability"]),
         .library(name: "NetworkReachabilityNotifications", targets: ["NetworkReachabilityNotifications"]),
+        .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
@@ -33,6 +34,15 @@ let package = Package(
         .target(
             name: "NetworkReachabilityNotifications",
             dependencies: ["NetworkReachability"],
+            swiftSettings: strictSettings
+        ),
+        // A simulated network for users' tests: every public API on top of a network driven by hand.
+        .target(
+            name: "NetworkReachabilityTesting",
+            dependencies: [
+                "NetworkReachability",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // The `reach` command: argument parsing and printing only.
@@ -69,7 +79,15 @@ let package = Package(
         ),
         .testTarget(
             name: "KernelTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityNotifications", "TestSupport", "LifecycleStorm"],
+            dependencies: [
+                "NetworkReachability", "NetworkReachabilityNotifications", "NetworkReachabilityTesting", "TestSupport",
+                "LifecycleStorm",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetworkReachabilityTestingTests",
+            dependencies: ["NetworkReachability", "NetworkReachabilityTesting"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -33,6 +33,7 @@ uint32_t cnl_iff_lower_up(void) { return IFF_LOWER_UP; }
 uint8_t cnl_if_oper_unknown(void) { return IF_OPER_UNKNOWN; }
 uint8_t cnl_if_oper_dormant(void) { return IF_OPER_DORMANT; }
 uint8_t cnl_if_oper_up(void) { return IF_OPER_UP; }
+uint8_t cnl_if_oper_down(void) { return IF_OPER_DOWN; }
 
 uint32_t cnl_reachability_groups(void) {
     // Legacy bind() group masks: bit (group - 1). All these groups are below 32.

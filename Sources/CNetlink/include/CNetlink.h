@@ -36,6 +36,7 @@ uint32_t cnl_iff_lower_up(void);
 uint8_t cnl_if_oper_unknown(void);
 uint8_t cnl_if_oper_dormant(void);
 uint8_t cnl_if_oper_up(void);
+uint8_t cnl_if_oper_down(void);
 
 // MARK: - Multicast groups of the subscription
 

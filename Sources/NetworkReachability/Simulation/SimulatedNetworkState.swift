@@ -1,0 +1,281 @@
+import CNetlink
+import Glibc
+
+/// A network that tests set by hand, kept the way the kernel keeps its own: links, addresses, routes, plus
+/// the names a resolver would answer and the NAT64 prefixes DNS64 would reveal.
+///
+/// It answers route lookups as the kernel's FIB does for the main table (a local address first, then the
+/// longest matching prefix, then the lowest metric), and changes as the kernel does: an address brings its
+/// prefix route; a link taken down loses every route through it and its IPv6 addresses; one brought up gets
+/// its remaining addresses' prefix routes back, not the routes added by hand. Values passed in are checked.
+package struct SimulatedNetworkState: Sendable {
+    /// One interface.
+    package struct Interface: Sendable {
+        package var name: String
+        package var index: Int
+        package var type: NetworkInterface.InterfaceType
+        package var isPointToPoint: Bool
+        /// Administratively up (`ip link set … up`).
+        package var isUp = true
+        /// The lower layer has carrier (`IFF_LOWER_UP`).
+        package var hasCarrier = true
+        /// Operstate `dormant`, as while 802.1X authentication runs.
+        package var isDormant = false
+        package var addresses: [(address: IPAddress, prefixLength: Int)] = []
+    }
+
+    /// What a route does with a packet.
+    package enum RouteKind: Sendable, Hashable {
+        case unicast, unreachable, blackhole, prohibit
+    }
+
+    /// One route of the main table.
+    package struct Route: Sendable {
+        package var destination: NetworkChanges.Prefix
+        package var kind: RouteKind
+        package var gateway: IPAddress?
+        package var interfaceIndex: Int?
+        package var metric: Int
+        package var source: IPAddress?
+        /// Made by the kernel for an address's prefix, rather than added by hand.
+        package var isPrefixRoute = false
+
+        package init(
+            destination: NetworkChanges.Prefix, kind: RouteKind = .unicast, gateway: IPAddress? = nil,
+            interfaceIndex: Int? = nil, metric: Int = 0, source: IPAddress? = nil
+        ) {
+            self.destination = destination
+            self.kind = kind
+            self.gateway = gateway
+            self.interfaceIndex = interfaceIndex
+            self.metric = metric
+            self.source = source
+        }
+    }
+
+    package private(set) var interfaces: [Interface] = []
+    package private(set) var routes: [Route] = []
+    /// What the resolver answers for a host name.
+    package enum NameAnswer: Sendable, Hashable {
+        /// These addresses, in this order; none means the name exists without an address.
+        case addresses([IPAddress])
+        /// The lookup fails with these words.
+        case failure(String)
+    }
+
+    /// Answers for host names, by lower-cased name; a name not here fails as unknown.
+    package var names: [String: NameAnswer] = [:]
+    /// What an RFC 7050 DNS64 discovery finds.
+    package var dns64Prefixes: [NAT64Prefix] = []
+    private var nextIndex = 1
+
+    /// A network with only the loopback interface `lo` (127.0.0.1/8 and ::1/128), up.
+    package init() {
+        let lo = addInterface(named: "lo", type: .loopback, isPointToPoint: false)
+        for (loopback, length) in [("127.0.0.1", 8), ("::1", 128)] {
+            if let address = try? IPAddress(loopback) { addAddress(address, prefixLength: length, to: lo) }
+        }
+    }
+
+    // MARK: - Interfaces
+
+    /// The index of the interface called `name`.
+    package func index(of name: String) -> Int? { interfaces.first { $0.name == name }?.index }
+
+    /// Adds an interface, up and with carrier; returns its index.
+    @discardableResult
+    package mutating func addInterface(named name: String, type: NetworkInterface.InterfaceType, isPointToPoint: Bool) -> Int {
+        let index = nextIndex
+        nextIndex += 1
+        interfaces.append(Interface(name: name, index: index, type: type, isPointToPoint: isPointToPoint))
+        return index
+    }
+
+    /// Removes an interface with its addresses and every route through it.
+    package mutating func removeInterface(_ index: Int) {
+        interfaces.removeAll { $0.index == index }
+        routes.removeAll { $0.interfaceIndex == index }
+    }
+
+    /// Takes an interface up or down: down drops every route through it and its IPv6 addresses (Linux's
+    /// default `keep_addr_on_down=0`); up brings back the prefix routes of the addresses it kept.
+    package mutating func setUp(_ isUp: Bool, _ index: Int) {
+        guard let position = interfaces.firstIndex(where: { $0.index == index }), interfaces[position].isUp != isUp else {
+            return
+        }
+        interfaces[position].isUp = isUp
+        routes.removeAll { $0.interfaceIndex == index }
+        if !isUp && interfaces[position].type != .loopback {
+            interfaces[position].addresses.removeAll { $0.address.family == .ipv6 }
+        }
+        if isUp {
+            for (address, length) in interfaces[position].addresses { addPrefixRoute(address, length, index) }
+        }
+    }
+
+    /// Gives or takes an interface's carrier; its routes stay, as they do on Linux.
+    package mutating func setCarrier(_ hasCarrier: Bool, _ index: Int) {
+        update(index) { $0.hasCarrier = hasCarrier }
+    }
+
+    /// Sets or clears operstate `dormant`.
+    package mutating func setDormant(_ isDormant: Bool, _ index: Int) {
+        update(index) { $0.isDormant = isDormant }
+    }
+
+    private mutating func update(_ index: Int, _ change: (inout Interface) -> Void) {
+        guard let position = interfaces.firstIndex(where: { $0.index == index }) else { return }
+        change(&interfaces[position])
+    }
+
+    // MARK: - Addresses and routes
+
+    /// Adds an address and, while the interface is up, the route to its prefix.
+    package mutating func addAddress(_ address: IPAddress, prefixLength: Int, to index: Int) {
+        guard let position = interfaces.firstIndex(where: { $0.index == index }) else { return }
+        interfaces[position].addresses.append((address, prefixLength))
+        if interfaces[position].isUp { addPrefixRoute(address, prefixLength, index) }
+    }
+
+    /// Removes an address and the prefix route it brought.
+    package mutating func removeAddress(_ address: IPAddress, from index: Int) {
+        guard let position = interfaces.firstIndex(where: { $0.index == index }),
+            let removed = interfaces[position].addresses.firstIndex(where: { $0.address == address })
+        else { return }
+        let length = interfaces[position].addresses.remove(at: removed).prefixLength
+        let prefix = NetworkChanges.Prefix(bytes: address.bytes, length: length)
+        if let route = routes.firstIndex(where: {
+            $0.isPrefixRoute && $0.interfaceIndex == index && $0.destination.bounds.lowest == prefix.bounds.lowest
+                && $0.destination.length == length
+        }) {
+            routes.remove(at: route)
+        }
+    }
+
+    private mutating func addPrefixRoute(_ address: IPAddress, _ length: Int, _ index: Int) {
+        guard length < address.bytes.count * 8, interfaces.first(where: { $0.index == index })?.type != .loopback else { return }
+        let prefix = NetworkChanges.Prefix(
+            bytes: NetworkChanges.Prefix(bytes: address.bytes, length: length).bounds.lowest, length: length)
+        var route = Route(destination: prefix, interfaceIndex: index, source: address)
+        route.isPrefixRoute = true
+        routes.append(route)
+    }
+
+    /// Adds a route.
+    package mutating func addRoute(_ route: Route) { routes.append(route) }
+
+    /// Removes the routes to exactly `prefix` (with `metric`, when given); returns how many there were.
+    @discardableResult
+    package mutating func removeRoutes(to prefix: NetworkChanges.Prefix, metric: Int? = nil) -> Int {
+        let before = routes.count
+        routes.removeAll { route in
+            route.destination.length == prefix.length && route.destination.bounds.lowest == prefix.bounds.lowest
+                && (metric == nil || route.metric == metric)
+        }
+        return before - routes.count
+    }
+
+    // MARK: - Answers, as the kernel gives them
+
+    /// The interface that would carry packets to `gateway`: the one whose prefix route holds it.
+    package func interfaceReaching(_ gateway: IPAddress) -> Int? {
+        guard case .route(let route) = lookupRoute(to: gateway, from: nil, interfaceIndex: nil), route.gateway == nil,
+            route.type == .unicast
+        else { return nil }
+        return route.outputInterface
+    }
+
+    /// What `ip route get` would answer.
+    func lookupRoute(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) -> RouteAnswer {
+        let destination = destination.withoutZone
+        let family = UInt8(destination.family == .ipv4 ? AF_INET : AF_INET6)
+        let fullLength = UInt8(destination.bytes.count * 8)
+        // An IPv4 address stays local while its link is down (its local route stays); IPv6 ones are gone then.
+        if interfaces.contains(where: {
+            ($0.isUp || destination.family == .ipv4) && $0.addresses.contains { $0.address == destination }
+        }) {
+            return .route(
+                RouteMessage(
+                    family: family, destinationLength: fullLength, table: UInt32(RT_TABLE_LOCAL.rawValue), type: .local,
+                    destination: destination, gateway: nil, preferredSource: destination, outputInterface: index(of: "lo")))
+        }
+        let candidates = routes.enumerated().filter { _, route in
+            route.destination.bytes.count == destination.bytes.count && Self.contains(route.destination, destination)
+                && (interfaceIndex == nil || route.interfaceIndex == interfaceIndex)
+        }
+        let best = candidates.min { a, b in
+            (-a.element.destination.length, a.element.metric, a.offset) < (
+                -b.element.destination.length, b.element.metric, b.offset
+            )
+        }
+        guard let route = best?.element else { return .noRoute(errno: ENETUNREACH) }
+        let type: RouteMessage.RouteType =
+            switch route.kind {
+            case .unicast: .unicast
+            case .unreachable: .unreachable
+            case .blackhole: .blackhole
+            case .prohibit: .prohibit
+            }
+        let preferred =
+            route.source ?? source ?? route.interfaceIndex.flatMap { primaryAddress(on: $0, family: destination.family) }
+        return .route(
+            RouteMessage(
+                family: family, destinationLength: UInt8(route.destination.length), table: UInt32(RT_TABLE_MAIN.rawValue),
+                type: type, destination: route.destination.length == 0 ? nil : IPAddress(bytes: route.destination.bytes),
+                gateway: route.gateway, preferredSource: route.kind == .unicast ? preferred : nil,
+                outputInterface: route.interfaceIndex))
+    }
+
+    /// The interface's first address of `family`, a global one before a link-local one.
+    private func primaryAddress(on index: Int, family: IPAddress.Family) -> IPAddress? {
+        let addresses = interfaces.first { $0.index == index }?.addresses.map(\.address).filter { $0.family == family } ?? []
+        return addresses.first { !$0.isLinkLocal } ?? addresses.first
+    }
+
+    /// Every address, as an `RTM_GETADDR` dump lists them.
+    var addressMessages: [AddressMessage] {
+        interfaces.flatMap { interface in
+            interface.addresses.map {
+                AddressMessage(interfaceIndex: interface.index, prefixLength: UInt8($0.prefixLength), address: $0.address)
+            }
+        }
+    }
+
+    /// Every link, as an `RTM_GETLINK` dump lists them.
+    var linkMessages: [LinkMessage] { interfaces.map(Self.linkMessage) }
+
+    /// The link an interface is, with the flags and operstate Linux would report.
+    static func linkMessage(_ interface: Interface) -> LinkMessage {
+        var flags: UInt32 = 0
+        if interface.isUp { flags |= cnl_iff_up() }
+        if interface.isUp && interface.hasCarrier { flags |= cnl_iff_lower_up() | UInt32(IFF_RUNNING.rawValue) }
+        if interface.isPointToPoint { flags |= cnl_iff_pointopoint() }
+        let hardwareType: UInt16
+        let state: UInt8
+        switch interface.type {
+        case .loopback:
+            flags |= cnl_iff_loopback()
+            hardwareType = UInt16(ARPHRD_LOOPBACK)
+            state = cnl_if_oper_unknown()
+        case .wifi, .wiredEthernet:
+            hardwareType = UInt16(ARPHRD_ETHER)
+            state = operationalState(interface)
+        case .cellular, .other:
+            hardwareType = UInt16(ARPHRD_NONE)
+            state = operationalState(interface)
+        }
+        return LinkMessage(
+            index: interface.index, name: interface.name, hardwareType: hardwareType, flags: flags, operationalState: state,
+            kind: nil)
+    }
+
+    private static func operationalState(_ interface: Interface) -> UInt8 {
+        guard interface.isUp && interface.hasCarrier else { return cnl_if_oper_down() }
+        return interface.isDormant ? cnl_if_oper_dormant() : cnl_if_oper_up()
+    }
+
+    private static func contains(_ prefix: NetworkChanges.Prefix, _ address: IPAddress) -> Bool {
+        let (lowest, highest) = prefix.bounds
+        return !address.bytes.lexicographicallyPrecedes(lowest) && !highest.lexicographicallyPrecedes(address.bytes)
+    }
+}

@@ -1,0 +1,82 @@
+/// A backend whose kernel is a ``SimulatedNetworkState`` a test drives by hand: the monitor, delivery,
+/// host names and NAT64 run unchanged on top of it, and each change is delivered before the call that
+/// made it returns.
+package final class SimulatedRoutingBackend: RoutingBackend {
+    private let kernel = SimulatedKernel()
+    private let hosts: HostDirectory
+    private let provisioning: ProvisioningDirectory
+    /// The subscription the monitor has open, if any.
+    private let source: Locked<SimulatedChangeSource?>
+    package let monitor: ReachabilityMonitor
+
+    /// How long a change or ``settle()`` waits for the monitor before giving up.
+    package static let settleSeconds = 10
+
+    /// A network with only the loopback interface.
+    package init() {
+        let kernel = kernel
+        let hosts = HostDirectory { report in SimulatedResolver(kernel: kernel, report: report) }
+        let provisioning = ProvisioningDirectory { _, finish in finish(kernel.dns64Prefixes) }
+        let source = Locked<SimulatedChangeSource?>(nil)
+        self.hosts = hosts
+        self.provisioning = provisioning
+        self.source = source
+        monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
+            let opened = SimulatedChangeSource { targets in
+                Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false).evaluate(targets)
+            }
+            source.withLock { $0 = opened }
+            return opened
+        }
+    }
+
+    package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
+        try Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true).validate(target)
+    }
+
+    package func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
+        -> ReachabilitySnapshot
+    {
+        try Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true).evaluate(target)
+    }
+
+    private static func evaluator(
+        kernel: SimulatedKernel, hosts: HostDirectory, provisioning: ProvisioningDirectory, refresh: Bool
+    ) -> TargetEvaluator {
+        TargetEvaluator(
+            queries: kernel, links: kernel, classifier: kernel,
+            hostResolution: { hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: refresh) },
+            provisioning: provisioning)
+    }
+
+    // MARK: - Driving the network
+
+    /// Reads the network.
+    package func read<Result>(_ body: (SimulatedNetworkState) -> Result) -> Result {
+        kernel.state.withLock { body($0) }
+    }
+
+    /// Changes the network, tells the monitor, and waits until it has delivered what changed. When `body`
+    /// throws, it must not have changed anything; nothing is told then.
+    ///
+    /// - Parameter rediscoverDNS64: ask DNS64 again (its prefixes changed).
+    package func change<Result, Failure: Error>(
+        rediscoverDNS64: Bool = false, _ body: (inout SimulatedNetworkState) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let result = try kernel.state.withLock { (state: inout SimulatedNetworkState) throws(Failure) -> Result in
+            try body(&state)
+        }
+        if rediscoverDNS64 { provisioning.rediscover() }
+        source.withLock { $0 }?.post()
+        settle()
+        return result
+    }
+
+    /// Waits until the monitor has evaluated every change and new listener, and delivered the results.
+    ///
+    /// - Returns: false when it had not after ``settleSeconds``.
+    @discardableResult
+    package func settle() -> Bool {
+        source.withLock { $0 }?.settle(seconds: Self.settleSeconds) ?? true
+    }
+}

@@ -1,0 +1,23 @@
+import Glibc
+
+/// Collects values delivered on other threads; the simulated network delivers before a change returns, so
+/// these tests read it without waiting.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var stored: [Value] = []
+
+    init() { pthread_mutex_init(&mutex, nil) }
+    deinit { pthread_mutex_destroy(&mutex) }
+
+    func append(_ value: Value) {
+        pthread_mutex_lock(&mutex)
+        stored.append(value)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    var values: [Value] {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return stored
+    }
+}

@@ -1,0 +1,223 @@
+import Dispatch
+import NetworkReachability
+import NetworkReachabilityTesting
+import Testing
+
+/// The simulated network: what it answers, as the kernel would, and that every public API works on it with
+/// changes delivered before the change returns (no sleeps, no polling in these tests).
+struct SimulatedNetworkTests {
+    /// A host with Wi-Fi `wlan0` (192.168.1.20/24, 2001:db8:1::20/64) and default routes through its router.
+    private func wifiNetwork() throws -> SimulatedNetwork {
+        let network = SimulatedNetwork()
+        try network.addInterface("wlan0", type: .wifi)
+        try network.addAddress("192.168.1.20/24", to: "wlan0")
+        try network.addAddress("2001:db8:1::20/64", to: "wlan0")
+        try network.addDefaultRoute(via: "192.168.1.1")
+        try network.addDefaultRoute(via: "2001:db8:1::1")
+        return network
+    }
+
+    private func address(_ text: String) throws -> IPAddress { try IPAddress(text) }
+
+    // MARK: - Answers
+
+    @Test func theInternetIsReachableThroughTheDefaultRoutesGatewayAndInterface() throws {
+        let network = try wifiNetwork()
+        let snapshot = try NetworkReachability(network: network).currentSnapshot()
+        #expect(snapshot.status == .reachable(.ethernetOrWiFi))
+        #expect(snapshot.flags == .reachable)
+        #expect(snapshot.path.interface?.name == "wlan0")
+        #expect(snapshot.path.interface?.type == .wifi)
+        #expect(snapshot.path.gateway == (try address("192.168.1.1")))
+        #expect(snapshot.path.sourceAddress == (try address("192.168.1.20")))
+        #expect(snapshot.path.supportsIPv4 && snapshot.path.supportsIPv6)
+    }
+
+    @Test func aNetworkWithOnlyLoopbackHasNoInternet() throws {
+        let reachability = try NetworkReachability(network: SimulatedNetwork())
+        #expect(reachability.status == .notReachable)
+        #expect(reachability.flags == [])
+    }
+
+    @Test func aCellularDefaultRouteIsWWAN() throws {
+        let network = SimulatedNetwork()
+        try network.addInterface("wwan0", type: .cellular, isPointToPoint: true)
+        try network.addAddress("10.64.0.2/30", to: "wwan0")
+        try network.addRoute(to: "default", interface: "wwan0")
+        let reachability = try NetworkReachability(network: network)
+        #expect(reachability.status == .reachable(.wwan))
+        #expect(reachability.flags == [.reachable, .isDirect, .isWWAN, .transientConnection])
+    }
+
+    @Test func pullingTheCableLeavesTheRouteButRequiresAConnection() throws {
+        let network = try wifiNetwork()
+        let reachability = try NetworkReachability(network: network)
+        try network.setCarrier(false, on: "wlan0")
+        #expect(reachability.flags == [.reachable, .connectionRequired])
+        #expect(reachability.status == .notReachable)
+        try network.setCarrier(true, on: "wlan0")
+        #expect(reachability.status == .reachable(.ethernetOrWiFi))
+    }
+
+    @Test func aDormantLinkNeedsIntervention() throws {
+        let network = try wifiNetwork()
+        try network.setDormant(true, on: "wlan0")
+        #expect(try NetworkReachability(network: network).flags == [.reachable, .connectionRequired, .interventionRequired])
+    }
+
+    @Test func takingALinkDownLosesItsRoutesAndBringingItUpRestoresOnlyItsPrefixes() throws {
+        let network = try wifiNetwork()
+        let internet = try NetworkReachability(network: network)
+        let router = try NetworkReachability(address: "192.168.1.1", network: network)
+        try network.setInterface("wlan0", up: false)
+        #expect(internet.status == .notReachable)
+        #expect(router.status == .notReachable)
+        try network.setInterface("wlan0", up: true)
+        #expect(router.flags == [.reachable, .isDirect])
+        #expect(internet.status == .notReachable)  // as on Linux: the default route is gone for good
+    }
+
+    @Test func addressesFollowTheLongestPrefixAndRejectingRoutes() throws {
+        let network = try wifiNetwork()
+        try network.addInterface("tun0", type: .other, isPointToPoint: true)
+        try network.addAddress("10.8.0.2/24", to: "tun0")
+        try network.addRoute(to: "10.0.0.0/8", via: "10.8.0.1")
+        try network.addRoute(rejecting: "10.9.0.0/16", as: .prohibit)
+        let vpn = try NetworkReachability(address: "10.1.2.3", network: network).currentSnapshot()
+        #expect(vpn.path.interface?.name == "tun0")
+        #expect(vpn.flags == [.reachable, .transientConnection])
+        #expect(try NetworkReachability(address: "10.9.1.1", network: network).flags == [])
+        #expect(try NetworkReachability(address: "192.168.1.7", network: network).flags == [.reachable, .isDirect])
+        #expect(
+            try NetworkReachability(address: "192.168.1.20", network: network).flags == [.reachable, .isLocalAddress, .isDirect])
+    }
+
+    @Test func aLowerMetricWinsAmongRoutesOfTheSameLength() throws {
+        let network = try wifiNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("192.0.2.2/24", to: "eth0")
+        try network.addRoute(to: "198.51.100.0/24", via: "192.0.2.1", metric: 100)
+        try network.addRoute(to: "198.51.100.0/24", via: "192.168.1.1", metric: 600)
+        let target = try NetworkReachability(address: "198.51.100.9", network: network)
+        #expect(try target.currentSnapshot().path.interface?.name == "eth0")
+        try network.removeRoute(to: "198.51.100.0/24", metric: 100)
+        #expect(try target.currentSnapshot().path.interface?.name == "wlan0")
+    }
+
+    @Test func anIPv6OnlyNetworkReachesIPv4AddressesThroughDNS64sPrefix() throws {
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("2001:db8:1::20/64", to: "eth0")
+        try network.addDefaultRoute(via: "2001:db8:1::1")
+        try network.setDNS64Prefixes(["64:ff9b::/96"])
+        let legacy = try NetworkReachability(address: "198.51.100.7", network: network)
+        legacy.startListening(onQueue: DispatchQueue(label: "listener")) { _ in }
+        network.settle()  // the DNS64 discovery a listening monitor starts has ended
+        let snapshot = try legacy.currentSnapshot()
+        #expect(snapshot.status == .reachable(.ethernetOrWiFi))
+        #expect(snapshot.path.synthesizedAddress == (try address("64:ff9b::c633:6407")))
+        legacy.stopListening()
+    }
+
+    // MARK: - Host names
+
+    @Test func aHostIsUnknownFirstThenFollowsItsResolution() throws {
+        let network = try wifiNetwork()
+        try network.setAddresses(["203.0.113.5"], forHost: "api.example.com")
+        let api = try NetworkReachability(host: "api.example.com", network: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        let queue = DispatchQueue(label: "listener")
+        api.startListening(onQueue: queue) { statuses.append($0) }
+        network.settle()
+        queue.sync {}
+        #expect(statuses.values == [.unknown, .reachable(.ethernetOrWiFi)])
+        try network.setResolutionFailure(forHost: "api.example.com")
+        queue.sync {}
+        #expect(statuses.values.last == .notReachable)
+        #expect(try api.currentSnapshot().path.host?.failure == "Temporary failure in name resolution")
+    }
+
+    // MARK: - Every way of listening
+
+    @Test func aListenerHearsTheFirstStatusAndEachChangeBeforeTheChangeReturns() throws {
+        let network = try wifiNetwork()
+        let reachability = try NetworkReachability(network: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        let queue = DispatchQueue(label: "listener")
+        reachability.startListening(onQueue: queue) { statuses.append($0) }
+        network.settle()
+        queue.sync {}
+        #expect(statuses.values == [.reachable(.ethernetOrWiFi)])
+        network.removeDefaultRoutes()
+        queue.sync {}
+        #expect(statuses.values == [.reachable(.ethernetOrWiFi), .notReachable])
+        try network.addDefaultRoute(via: "192.168.1.1")
+        queue.sync {}
+        #expect(statuses.values == [.reachable(.ethernetOrWiFi), .notReachable, .reachable(.ethernetOrWiFi)])
+        reachability.stopListening()
+    }
+
+    @Test func updatesHaveEachSnapshotBufferedWhenTheChangeReturns() async throws {
+        let network = try wifiNetwork()
+        let reachability = try NetworkReachability(network: network)
+        var updates = reachability.updates.makeAsyncIterator()
+        #expect(await updates.next()?.status == .reachable(.ethernetOrWiFi))
+        try network.setCarrier(false, on: "wlan0")
+        #expect(await updates.next()?.flags == [.reachable, .connectionRequired])
+    }
+
+    @Test func aWaitReturnsTheStatusThatSatisfiedIt() async throws {
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("192.0.2.2/24", to: "eth0")
+        let reachability = try NetworkReachability(network: network)
+        let wait = Task { try await reachability.waitUntilReachable(timeout: .seconds(30)) }
+        try network.addDefaultRoute(via: "192.0.2.1")
+        #expect(try await wait.value == .reachable(.ethernetOrWiFi))
+    }
+
+    @Test func aWorkQueueRunsItsJobWhenTheNetworkComesBack() async throws {
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("192.0.2.2/24", to: "eth0")
+        let queue = try ReachabilityWorkQueue(reachability: NetworkReachability(network: network))
+        let ran = Recorder<String>()
+        let job = queue.submit { ran.append("sent") }
+        network.settle()
+        #expect(ran.values.isEmpty)
+        try network.addDefaultRoute(via: "192.0.2.1")
+        #expect(await job.outcome.isSuccess)
+        #expect(ran.values == ["sent"])
+    }
+
+    // MARK: - Refusals
+
+    @Test func mistakesAreRefusedWithTypedErrors() throws {
+        let network = try wifiNetwork()
+        #expect(throws: SimulatedNetworkError.interfaceExists("wlan0")) { try network.addInterface("wlan0") }
+        #expect(throws: SimulatedNetworkError.invalidInterfaceName("a-name-longer-than-15")) {
+            try network.addInterface("a-name-longer-than-15")
+        }
+        #expect(throws: SimulatedNetworkError.unknownInterface("eth9")) { try network.setCarrier(false, on: "eth9") }
+        #expect(throws: SimulatedNetworkError.invalidPrefixLength("10.0.0.1/33")) {
+            try network.addAddress("10.0.0.1/33", to: "wlan0")
+        }
+        #expect(throws: SimulatedNetworkError.unreachableGateway("10.0.0.1")) {
+            try network.addRoute(to: "10.0.0.0/8", via: "10.0.0.1")
+        }
+        #expect(throws: SimulatedNetworkError.familyMismatch(destination: "10.0.0.0/8", gateway: "2001:db8:1::1")) {
+            try network.addRoute(to: "10.0.0.0/8", via: "2001:db8:1::1")
+        }
+        #expect(throws: SimulatedNetworkError.missingNextHop("10.0.0.0/8")) { try network.addRoute(to: "10.0.0.0/8") }
+        #expect(throws: SimulatedNetworkError.noSuchRoute("172.16.0.0/12")) { try network.removeRoute(to: "172.16.0.0/12") }
+        #expect(throws: SimulatedNetworkError.noSuchAddress("192.0.2.9", interface: "wlan0")) {
+            try network.removeAddress("192.0.2.9", from: "wlan0")
+        }
+        #expect(throws: SimulatedNetworkError.self) { try network.addAddress("not an address", to: "wlan0") }
+        #expect(throws: SimulatedNetworkError.self) { try network.setAddresses([], forHost: "bad host name") }
+        try network.setInterface("wlan0", up: false)
+        #expect(throws: SimulatedNetworkError.interfaceDown("wlan0")) {
+            try network.addRoute(to: "10.0.0.0/8", interface: "wlan0")
+        }
+    }
+}
