@@ -11,12 +11,15 @@ let package = Package(
     products: [
         .library(name: "NetworkReachability", targets: ["NetworkReachability"]),
         .library(name: "NetworkReachabilityNotifications", targets: ["NetworkReachabilityNotifications"]),
+        .library(name: "NetworkReachabilityValidation", targets: ["NetworkReachabilityValidation"]),
         .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions.
@@ -36,11 +39,22 @@ let package = Package(
             dependencies: ["NetworkReachability"],
             swiftSettings: strictSettings
         ),
+        // Validated connectivity (captive portals, dead uplinks) over HTTP: only its users pay for the HTTP stack.
+        .target(
+            name: "NetworkReachabilityValidation",
+            dependencies: [
+                "NetworkReachability",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // A simulated network for users' tests: every public API on top of a network driven by hand.
         .target(
             name: "NetworkReachabilityTesting",
             dependencies: [
-                "NetworkReachability",
+                "NetworkReachability", "NetworkReachabilityValidation",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -49,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "reach",
             dependencies: [
-                "NetworkReachability",
+                "NetworkReachability", "NetworkReachabilityValidation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,16 +92,22 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "NetworkReachabilityValidationTests",
+            dependencies: ["NetworkReachabilityValidation"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "KernelTests",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityNotifications", "NetworkReachabilityTesting", "TestSupport",
-                "LifecycleStorm",
+                "NetworkReachability", "NetworkReachabilityNotifications", "NetworkReachabilityTesting",
+                "NetworkReachabilityValidation", "TestSupport", "LifecycleStorm", "CNetlink",
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "NetworkReachabilityTestingTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityTesting"],
+            dependencies: ["NetworkReachability", "NetworkReachabilityTesting", "NetworkReachabilityValidation"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -249,16 +249,20 @@ public final class NetworkReachability: Sendable {
     }
 
     /// Adds a consumer that hears, on the monitor's thread, the first snapshot and then each one whose flags
-    /// changed, and `finish` once when it is removed or listening ends on its own: for waits and work queues.
-    /// `deliver` must return quickly. Returns the id for ``stopObserving(_:)``.
-    func observe(
-        deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
+    /// (or, with `everyPathChange`, path) changed, and `finish` once when it is removed or listening ends on its
+    /// own: for waits, work queues and validation. `deliver` must return quickly. Returns the id for
+    /// ``stopObserving(_:)``.
+    package func observe(
+        everyPathChange: Bool = false, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void,
+        finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) -> UInt64 {
-        try hub.add(deduplication: .flags, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
+        try hub.add(
+            deduplication: everyPathChange ? .snapshot : .flags, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
     }
 
-    /// Removes a consumer added by ``observe(deliver:finish:)``; safe from any thread, a delivery's included.
-    func stopObserving(_ id: UInt64) {
+    /// Removes a consumer added by ``observe(everyPathChange:deliver:finish:)``; safe from any thread, a
+    /// delivery's included.
+    package func stopObserving(_ id: UInt64) {
         hub.remove(id)
     }
 

@@ -1,5 +1,6 @@
 import Logging
 import NetworkReachability
+import NetworkReachabilityValidation
 
 /// A network your tests drive by hand, in the spirit of swift-nio's `NIOEmbedded`: interfaces, carrier,
 /// addresses, routes, host names and DNS64, with no root, no namespace and no real traffic.
@@ -216,6 +217,33 @@ public final class SimulatedNetwork: Sendable {
         }
         backend.change(rediscoverDNS64: true) { state in state.dns64Prefixes = parsed }
     }
+
+    // MARK: - Probes
+
+    /// What probes of ``ConnectivityValidator`` get here, by URL; a URL without an answer refuses connections.
+    private let probeAnswers = Locked<[String: SimulatedProbeAnswer]>([:])
+
+    /// Makes the endpoint at `url` answer probes with `answer` from now on; `nil` makes it refuse connections.
+    /// A validator sees the new answer when it probes next: after a network change, or its retry delay.
+    public func setProbeAnswer(_ answer: SimulatedProbeAnswer?, for url: String) {
+        probeAnswers.withLock { $0[url] = answer }
+    }
+
+    /// How many probes were sent to each URL.
+    private let probeCounts = Locked<[String: Int]>([:])
+
+    /// What the endpoint at `url` answers now; counts the probe.
+    func probeAnswer(for url: String) -> SimulatedProbeAnswer? {
+        probeCounts.withLock { $0[url, default: 0] += 1 }
+        return probeAnswers.withLock { $0[url] }
+    }
+
+    /// How many probes reached the endpoint at `url` so far; a validator sends none while the network is not
+    /// reachable.
+    public func probeCount(for url: String) -> Int { probeCounts.withLock { $0[url] ?? 0 } }
+
+    /// Sends a ``ConnectivityValidator``'s probes into this network: pass it as the validator's `prober`.
+    public var prober: any ConnectivityProbing { SimulatedProber(network: self) }
 
     // MARK: - Delivery
 

@@ -20,4 +20,13 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(&mutex) }
         return stored
     }
+
+    /// Suspends until at least `count` values arrived or `seconds` passed; returns the values so far. A bound
+    /// for tests whose values come from tasks, so a bug fails the test instead of hanging it.
+    func waitFor(_ count: Int, seconds: Int = 10) async -> [Value] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(seconds)
+        while values.count < count && clock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+        return values
+    }
 }

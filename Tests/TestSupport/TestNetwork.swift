@@ -250,8 +250,10 @@ public final class TestNetwork: @unchecked Sendable {
     }
 
     /// Starts sending router advertisements from the gateway every 200 ms, carrying PREF64 `64:ff9b::/96` with
-    /// `prefixLifetime` seconds, RDNSS `2001:db8::53` and the captive-portal URI `https://portal.example/api`.
-    public func startRouterAdvertisements(prefixLifetime: Int) throws -> Subprocess {
+    /// `prefixLifetime` seconds, RDNSS `2001:db8::53` and the captive-portal URI `captivePortal` (RFC 8910).
+    public func startRouterAdvertisements(
+        prefixLifetime: Int, captivePortal: String = "https://portal.example/api"
+    ) throws -> Subprocess {
         let script = """
             import socket, struct, time
             index = socket.if_nametoindex('rngw')
@@ -262,7 +264,7 @@ public final class TestNetwork: @unchecked Sendable {
             scaled = (\(prefixLifetime) // 8) & 0x1FFF
             pref64 = struct.pack('!BBH', 38, 2, scaled << 3) + socket.inet_pton(socket.AF_INET6, '64:ff9b::')[:12]
             rdnss = struct.pack('!BBHI', 25, 3, 0, 600) + socket.inet_pton(socket.AF_INET6, '2001:db8::53')
-            uri = b'https://portal.example/api'
+            uri = b'\(captivePortal)'
             pad = (-(2 + len(uri))) % 8
             portal = struct.pack('!BB', 37, (2 + len(uri) + pad) // 8) + uri + bytes(pad)
             print('ready', flush=True)

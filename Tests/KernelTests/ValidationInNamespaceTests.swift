@@ -1,0 +1,96 @@
+import CNetlink
+import Glibc
+import NIOCore
+import NIOPosix
+import NetworkReachabilityValidation
+import Testing
+import TestSupport
+
+@testable import NetworkReachability
+
+/// `ConnectivityValidator` with its real AsyncHTTPClient prober, against an HTTP endpoint in the gateway
+/// namespace: each outcome is delivered once, in order, as the network changes.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+struct ValidationInNamespaceTests {
+    /// An event loop whose one thread lives in the test namespace, so the prober's sockets open there.
+    private func eventLoopGroup(in network: TestNetwork) throws -> MultiThreadedEventLoopGroup {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let path = "/run/netns/\(network.name)"
+        let entered = try group.next().submit {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            defer { close(descriptor) }
+            return descriptor >= 0 && cnl_setns_net(descriptor) == 0
+        }.wait()
+        guard entered else {
+            try group.syncShutdownGracefully()
+            throw CommandError(command: ["setns"], result: CommandResult(status: 1, standardOutput: "", standardError: path))
+        }
+        return group
+    }
+
+    /// Records every outcome the validator delivers, so the test can wait for them with a timeout.
+    private func record(_ validator: ConnectivityValidator) -> (Recorder<ValidationOutcome>, Task<Void, Never>) {
+        let seen = Recorder<ValidationOutcome>()
+        let updates = validator.updates
+        return (seen, Task { for await outcome in updates { seen.append(outcome) } })
+    }
+
+    @Test func eachAnswerOfTheEndpointIsDeliveredOnceInOrder() async throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        let group = try eventLoopGroup(in: network)
+        let prober = HTTPConnectivityProber(eventLoopGroup: group)
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let validator = try ConnectivityValidator(
+            reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
+            configuration: ValidationConfiguration(probeURL: server.probeURL, timeout: .seconds(1)), prober: prober)
+        let (seen, reader) = record(validator)
+        defer { reader.cancel() }
+        #expect(await seen.waitForAsync(2) == [.notChecked, .validated])
+
+        // Each switch of the endpoint is seen when the network changes: the route goes (nothing is probed),
+        // then comes back (probed at once).
+        var expected: [ValidationOutcome] = [.notChecked, .validated]
+        for (mode, outcome) in [
+            (ProbeServer.Mode.redirect, ValidationOutcome.captivePortal(loginURL: server.loginURL)),
+            (.portalPage, .captivePortal(loginURL: nil)), (.dropped, .limited(reason: "timed out")),
+        ] {
+            try server.set(mode)
+            try network.ip("route", "del", "default")
+            expected.append(.notChecked)
+            #expect(await seen.waitForAsync(expected.count) == expected)
+            try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+            expected.append(outcome)
+            #expect(await seen.waitForAsync(expected.count) == expected)
+        }
+        validator.close()
+        try await prober.shutdown()
+        try await group.shutdownGracefully()
+    }
+
+    @Test func aPortalPageGetsItsLoginURLFromTheAdvertisedCaptivePortalAPI() async throws {
+        // An IPv6 router advertises the portal's RFC 8908 API (RFC 8910); the endpoint answers with a page.
+        let network = try TestNetwork(ipv4: true, ipv6: true)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        try server.set(.portalPage)
+        _ = try network.startRouterAdvertisements(prefixLifetime: 600, captivePortal: server.apiURL)
+        let group = try eventLoopGroup(in: network)
+        let prober = HTTPConnectivityProber(eventLoopGroup: group)
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let validator = try ConnectivityValidator(
+            reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
+            configuration: ValidationConfiguration(probeURL: server.probeURL, timeout: .seconds(1)), prober: prober)
+        let (seen, reader) = record(validator)
+        defer { reader.cancel() }
+        let portal = ValidationOutcome.captivePortal(loginURL: server.loginURL)
+        #expect(await eventuallyAsync { seen.values.contains(portal) })
+        #expect(seen.values.filter { $0 == portal }.count == 1)
+        validator.close()
+        try await prober.shutdown()
+        try await group.shutdownGracefully()
+    }
+}
