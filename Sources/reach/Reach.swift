@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import NetworkReachability
+import NetworkReachabilityValidation
 
 /// `reach`: whether the network can carry traffic to a target, once or live.
 @main
@@ -37,6 +38,9 @@ struct Reach: AsyncParsableCommand {
         switch error {
         case let error as ReachabilityError:
             code = error.isBadInput ? ExitCode.validationFailure.rawValue : 70  // EX_SOFTWARE: the kernel failed us
+            message = error.description
+        case let error as ValidationConfigurationError:
+            code = ExitCode.validationFailure.rawValue
             message = error.description
         default:
             code = exitCode(for: error).rawValue

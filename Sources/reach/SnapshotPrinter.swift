@@ -1,17 +1,25 @@
 import FoundationEssentials
 import NetworkReachability
+import NetworkReachabilityValidation
 
 /// Prints a snapshot as one human line or one JSON object, flushed at once.
 struct SnapshotPrinter: Sendable {
     let json: Bool
 
-    func print(_ snapshot: ReachabilitySnapshot, as target: String) {
-        let line = json ? Self.jsonLine(snapshot, target: target) : Self.humanLine(snapshot, target: target)
-        Output.line(line)
+    /// Prints the snapshot; with `validation`, what the probe says too.
+    func print(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) {
+        Output.line(line(snapshot, as: target, validation: validation))
+    }
+
+    /// The line ``print(_:as:validation:)`` prints.
+    func line(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) -> String {
+        json
+            ? Self.jsonLine(snapshot, target: target, validation: validation)
+            : Self.humanLine(snapshot, target: target, validation: validation)
     }
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
-    static func humanLine(_ snapshot: ReachabilitySnapshot, target: String) -> String {
+    static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
         var line = "\(target): "
         switch snapshot.status {
         case .unknown: line += "unknown"
@@ -39,12 +47,19 @@ struct SnapshotPrinter: Sendable {
             case .timedOut: line += " (resolution timed out)"
             }
         }
+        switch validation {
+        case nil: break
+        case .validated?: line += ", validated"
+        case .captivePortal(let loginURL)?: line += ", captive portal" + (loginURL.map { " (log in at \($0))" } ?? "")
+        case .limited(let reason)?: line += ", limited (\(reason))"
+        case .notChecked?: line += ", not validated"
+        }
         return line + " [\(snapshot.flags.flagsString)]"
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
-    static func jsonLine(_ snapshot: ReachabilitySnapshot, target: String) -> String {
-        Output.jsonLine(Record(snapshot: snapshot, target: target))
+    static func jsonLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
+        Output.jsonLine(Record(snapshot: snapshot, target: target, validation: validation))
     }
 
     private struct Record: Encodable {
@@ -77,10 +92,12 @@ struct SnapshotPrinter: Sendable {
             case target, status, connection, flags, flagsString, interface, gateway
             case supportsIPv4, supportsIPv6, isExpensive, time, host, isIPv6Only
             case nat64Prefixes, advertisedDNSServers, captivePortal, synthesizedAddress
+            case validation, loginURL, validationFailure
         }
 
         let snapshot: ReachabilitySnapshot
         let target: String
+        let validation: ValidationOutcome?
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
@@ -105,6 +122,19 @@ struct SnapshotPrinter: Sendable {
             }
             if let synthesized = snapshot.path.synthesizedAddress {  // only an IPv4 address reached through NAT64
                 try container.encode(synthesized.description, forKey: .synthesizedAddress)
+            }
+            if let validation {  // only with --validate
+                try container.encode(validation.name, forKey: .validation)
+                if case .captivePortal(let loginURL) = validation {
+                    try container.encode(loginURL, forKey: .loginURL)
+                } else {
+                    try container.encodeNil(forKey: .loginURL)
+                }
+                if case .limited(let reason) = validation {
+                    try container.encode(reason, forKey: .validationFailure)
+                } else {
+                    try container.encodeNil(forKey: .validationFailure)
+                }
             }
             if let host = snapshot.path.host {  // only host targets carry the key
                 try container.encode(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NetworkReachability
+import NetworkReachabilityValidation
 
 /// `reach status`: prints the current state once; exit 0 when reachable, 1 when not.
 struct StatusCommand: AsyncParsableCommand {
@@ -20,8 +21,12 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false
 
+    @OptionGroup var validation: ValidationOptions
+
     func run() async throws {
         let argument = try TargetArgument(target, from: local)
+        let configuration = try validation.configuration()
+        if configuration != nil && argument.target != .internet { throw ValidationOptions.internetOnly }
         let reachability = try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {
@@ -29,7 +34,17 @@ struct StatusCommand: AsyncParsableCommand {
             // network, is still running; each has its own timeout, which bounds this wait.
             snapshot = await reachability.updates.first { $0.status != .unknown } ?? snapshot
         }
-        SnapshotPrinter(json: json).print(snapshot, as: argument.text)
+        var outcome: ValidationOutcome?
+        if let configuration {
+            outcome = .notChecked  // no probe is sent while the internet is not reachable
+            if snapshot.status.isReachable {
+                let validator = try ConnectivityValidator(reachability: reachability, configuration: configuration)
+                // The probe's own timeout bounds this wait.
+                outcome = await validator.updates.first { $0 != .notChecked } ?? validator.outcome
+                validator.close()
+            }
+        }
+        SnapshotPrinter(json: json).print(snapshot, as: argument.text, validation: outcome)
         if !snapshot.status.isReachable { throw ExitCode(1) }
     }
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Glibc
 import Logging
 import NetworkReachability
+import NetworkReachabilityValidation
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.
 struct WatchCommand: ParsableCommand {
@@ -23,10 +24,16 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages.")
     var verbose = false
 
+    @OptionGroup var validation: ValidationOptions
+
     func run() throws {
         // Every target is checked before anything is printed: one bad one, and nothing starts.
         let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
             try TargetArgument(text)
+        }
+        let configuration = try validation.configuration()
+        if configuration != nil && !arguments.contains(where: { $0.target == .internet }) {
+            throw ValidationOptions.internetOnly
         }
         let logger = verbose ? Self.verboseLogger : NetworkReachability.silentLogger
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
@@ -41,12 +48,24 @@ struct WatchCommand: ParsableCommand {
         // listening ends: no hop to another thread per change, and no Dispatch or Swift-concurrency worker ever
         // started, so nothing wakes while the network is quiet (an idle worker pool keeps a one-second timer).
         let ended = DispatchSemaphore(value: 0)
+        var validator: ConnectivityValidator?
         for (argument, reachability) in watched {
+            guard let configuration, argument.target == .internet, validator == nil else {
+                try reachability.addImmediateConsumer(
+                    slot: "watch", deliver: { snapshot in printer.print(snapshot, as: argument.text) },
+                    finish: { ended.signal() })
+                continue
+            }
+            // Validation probes run on NIO's threads, so this one target's lines are printed from two places.
+            let lines = ValidatedLines(printer: printer, target: argument.text)
             try reachability.addImmediateConsumer(
-                slot: "watch", deliver: { snapshot in printer.print(snapshot, as: argument.text) },
-                finish: { ended.signal() })
+                slot: "watch", deliver: { snapshot in lines.receive(snapshot) }, finish: { ended.signal() })
+            let started = try ConnectivityValidator(reachability: reachability, configuration: configuration)
+            started.startListening(onQueue: DispatchQueue(label: "reach.validation")) { outcome in lines.receive(outcome) }
+            validator = started
         }
         for _ in watched { ended.wait() }
+        validator?.close()
         // Listening ends only when the subscription failed for good (a signal exits before this).
         if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
     }
