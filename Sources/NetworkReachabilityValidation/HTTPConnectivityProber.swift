@@ -29,14 +29,36 @@ public final class HTTPConnectivityProber: ConnectivityProbing {
         let deadline = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
         do {
             let response = try await client.execute(request, deadline: deadline)
-            var body: [UInt8] = []
-            for try await buffer in response.body {
-                body += buffer.readableBytesView.prefix(bodyLimit - body.count)
-                if body.count >= bodyLimit { break }  // the rest is not read; the connection closes
+            // AsyncHTTPClient's deadline ends with the response head; the body gets what is left of it here.
+            guard let body = try await Self.read(response.body, upTo: bodyLimit, before: deadline) else {
+                return .failed("timed out")
             }
             return .http(status: Int(response.status.code), location: response.headers.first(name: "location"), body: body)
         } catch {
             return .failed(Self.reason(error))
+        }
+    }
+
+    /// At most `limit` bytes of `body`; `nil` when the deadline passes first (a page that never ends).
+    private static func read(
+        _ body: HTTPClientResponse.Body, upTo limit: Int, before deadline: NIODeadline
+    ) async throws -> [UInt8]? {
+        try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask {
+                var bytes: [UInt8] = []
+                for try await buffer in body {
+                    bytes += buffer.readableBytesView.prefix(limit - bytes.count)
+                    if bytes.count >= limit { break }  // the rest is not read; the connection closes
+                }
+                return bytes
+            }
+            group.addTask {
+                let remaining = max(0, (deadline - .now()).nanoseconds)
+                try await Task.sleep(nanoseconds: UInt64(remaining))
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await group.next() ?? nil
         }
     }
 

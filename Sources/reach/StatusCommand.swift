@@ -38,13 +38,29 @@ struct StatusCommand: AsyncParsableCommand {
         if let configuration {
             outcome = .notChecked  // no probe is sent while the internet is not reachable
             if snapshot.status.isReachable {
-                let validator = try ConnectivityValidator(reachability: reachability, configuration: configuration)
-                // The probe's own timeout bounds this wait.
-                outcome = await validator.updates.first { $0 != .notChecked } ?? validator.outcome
-                validator.close()
+                outcome = try await Self.firstValidation(of: reachability, configuration)
             }
         }
         SnapshotPrinter(json: json).print(snapshot, as: argument.text, validation: outcome)
         if !snapshot.status.isReachable { throw ExitCode(1) }
+    }
+
+    /// The first answer of a probe; `notChecked` if none comes within two probe timeouts (the probe and a
+    /// portal's API), which happens only when the internet went away meanwhile, so nothing was sent.
+    private static func firstValidation(
+        of reachability: NetworkReachability, _ configuration: ValidationConfiguration
+    ) async throws -> ValidationOutcome {
+        let validator = try ConnectivityValidator(reachability: reachability, configuration: configuration)
+        defer { validator.close() }
+        let updates = validator.updates
+        return await withTaskGroup(of: ValidationOutcome.self) { group in
+            group.addTask { await updates.first { $0 != .notChecked } ?? .notChecked }
+            group.addTask {
+                try? await Task.sleep(for: configuration.timeout * 2 + .seconds(1))
+                return .notChecked
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? .notChecked
+        }
     }
 }

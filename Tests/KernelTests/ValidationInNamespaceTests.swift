@@ -28,6 +28,32 @@ struct ValidationInNamespaceTests {
         return group
     }
 
+    /// Runs `body` with a validator of the namespace's internet whose prober's sockets open in the namespace,
+    /// then closes it and shuts the prober and its event loop down, also when `body` throws.
+    private func withValidator(
+        in network: TestNetwork, probing server: ProbeServer, _ body: (ConnectivityValidator) async throws -> Void
+    ) async throws {
+        let group = try eventLoopGroup(in: network)
+        let prober = HTTPConnectivityProber(eventLoopGroup: group)
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        var failure: (any Error)?
+        do {
+            let validator = try ConnectivityValidator(
+                reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
+                configuration: ValidationConfiguration(
+                    probeURL: server.probeURL, timeout: .seconds(1), initialRetryDelay: .seconds(60),
+                    maximumRetryDelay: .seconds(60)),  // only network changes re-probe: the order is exact
+                prober: prober)
+            defer { validator.close() }
+            try await body(validator)
+        } catch {
+            failure = error
+        }
+        try await prober.shutdown()
+        try await group.shutdownGracefully()
+        if let failure { throw failure }
+    }
+
     /// Records every outcome the validator delivers, so the test can wait for them with a timeout.
     private func record(_ validator: ConnectivityValidator) -> (Recorder<ValidationOutcome>, Task<Void, Never>) {
         let seen = Recorder<ValidationOutcome>()
@@ -40,34 +66,27 @@ struct ValidationInNamespaceTests {
         defer { network.remove() }
         let server = try ProbeServer(in: network)
         defer { server.remove() }
-        let group = try eventLoopGroup(in: network)
-        let prober = HTTPConnectivityProber(eventLoopGroup: group)
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let validator = try ConnectivityValidator(
-            reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
-            configuration: ValidationConfiguration(probeURL: server.probeURL, timeout: .seconds(1)), prober: prober)
-        let (seen, reader) = record(validator)
-        defer { reader.cancel() }
-        #expect(await seen.waitForAsync(2) == [.notChecked, .validated])
+        try await withValidator(in: network, probing: server) { validator in
+            let (seen, reader) = record(validator)
+            defer { reader.cancel() }
+            #expect(await seen.waitForAsync(2) == [.notChecked, .validated])
 
-        // Each switch of the endpoint is seen when the network changes: the route goes (nothing is probed),
-        // then comes back (probed at once).
-        var expected: [ValidationOutcome] = [.notChecked, .validated]
-        for (mode, outcome) in [
-            (ProbeServer.Mode.redirect, ValidationOutcome.captivePortal(loginURL: server.loginURL)),
-            (.portalPage, .captivePortal(loginURL: nil)), (.dropped, .limited(reason: "timed out")),
-        ] {
-            try server.set(mode)
-            try network.ip("route", "del", "default")
-            expected.append(.notChecked)
-            #expect(await seen.waitForAsync(expected.count) == expected)
-            try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
-            expected.append(outcome)
-            #expect(await seen.waitForAsync(expected.count) == expected)
+            // Each switch of the endpoint is seen when the network changes: the route goes (nothing is probed),
+            // then comes back (probed at once).
+            var expected: [ValidationOutcome] = [.notChecked, .validated]
+            for (mode, outcome) in [
+                (ProbeServer.Mode.redirect, ValidationOutcome.captivePortal(loginURL: server.loginURL)),
+                (.portalPage, .captivePortal(loginURL: nil)), (.dropped, .limited(reason: "timed out")),
+            ] {
+                try server.set(mode)
+                try network.ip("route", "del", "default")
+                expected.append(.notChecked)
+                #expect(await seen.waitForAsync(expected.count) == expected)
+                try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+                expected.append(outcome)
+                #expect(await seen.waitForAsync(expected.count) == expected)
+            }
         }
-        validator.close()
-        try await prober.shutdown()
-        try await group.shutdownGracefully()
     }
 
     @Test func aPortalPageGetsItsLoginURLFromTheAdvertisedCaptivePortalAPI() async throws {
@@ -78,19 +97,12 @@ struct ValidationInNamespaceTests {
         defer { server.remove() }
         try server.set(.portalPage)
         _ = try network.startRouterAdvertisements(prefixLifetime: 600, captivePortal: server.apiURL)
-        let group = try eventLoopGroup(in: network)
-        let prober = HTTPConnectivityProber(eventLoopGroup: group)
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let validator = try ConnectivityValidator(
-            reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
-            configuration: ValidationConfiguration(probeURL: server.probeURL, timeout: .seconds(1)), prober: prober)
-        let (seen, reader) = record(validator)
-        defer { reader.cancel() }
-        let portal = ValidationOutcome.captivePortal(loginURL: server.loginURL)
-        #expect(await eventuallyAsync { seen.values.contains(portal) })
-        #expect(seen.values.filter { $0 == portal }.count == 1)
-        validator.close()
-        try await prober.shutdown()
-        try await group.shutdownGracefully()
+        try await withValidator(in: network, probing: server) { validator in
+            let (seen, reader) = record(validator)
+            defer { reader.cancel() }
+            let portal = ValidationOutcome.captivePortal(loginURL: server.loginURL)
+            #expect(await eventuallyAsync { seen.values.contains(portal) })
+            #expect(seen.values.filter { $0 == portal }.count == 1)
+        }
     }
 }

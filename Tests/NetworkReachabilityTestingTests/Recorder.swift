@@ -22,8 +22,9 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Suspends until at least `count` values arrived or `seconds` passed; returns the values so far. A bound
-    /// for tests whose values come from tasks, so a bug fails the test instead of hanging it.
-    func waitFor(_ count: Int, seconds: Int = 10) async -> [Value] {
+    /// for tests whose values come from tasks, so a bug fails the test instead of hanging it; long, because
+    /// synchronous tests running beside these can hold both cooperative-pool threads for seconds.
+    func waitFor(_ count: Int, seconds: Int = 60) async -> [Value] {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(seconds)
         while values.count < count && clock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }

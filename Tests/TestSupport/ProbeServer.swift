@@ -16,6 +16,8 @@ public final class ProbeServer: @unchecked Sendable {
         case portalPage = "200"
         /// Nothing: the request is read and never answered.
         case dropped = "drop"
+        /// A `200 OK` whose page starts and never ends.
+        case stalledPage = "stall"
     }
 
     /// The URL that answers by the mode.
@@ -98,6 +100,13 @@ public final class ProbeServer: @unchecked Sendable {
                 if mode == '204': self.reply(204)
                 elif mode == '302': self.reply(302, [('Location', '/login')])
                 elif mode == '200': self.reply(200, [('Content-Type', 'text/html')], b'<html>Welcome! Please log in.</html>')
+                elif mode == 'stall':
+                    self.send_response(200)
+                    self.send_header('Content-Length', '100000')
+                    self.end_headers()
+                    self.wfile.write(b'<html>')
+                    self.wfile.flush()
+                    time.sleep(3600)
                 else: time.sleep(3600)
         class Server(http.server.ThreadingHTTPServer):
             daemon_threads = True

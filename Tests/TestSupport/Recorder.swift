@@ -23,9 +23,10 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Like ``waitFor(_:timeout:)``, but suspends instead of blocking: async tests must not hold a
-    /// cooperative-pool thread (two on this machine) that the task they wait for needs.
+    /// cooperative-pool thread (two on this machine) that the task they wait for needs. The default timeout is
+    /// long because synchronous tests running beside it can hold both threads for seconds at a time.
     @discardableResult
-    public func waitForAsync(_ count: Int, timeout: TimeInterval = 10) async -> [Value] {
+    public func waitForAsync(_ count: Int, timeout: TimeInterval = 60) async -> [Value] {
         let deadline = Date().addingTimeInterval(timeout)
         while values.count < count && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
         return values
@@ -38,8 +39,9 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Suspends until `condition` holds or `timeout` passes; returns whether it held.
-public func eventuallyAsync(timeout: TimeInterval = 10, _ condition: () -> Bool) async -> Bool {
+/// Suspends until `condition` holds or `timeout` passes (long: see ``Recorder/waitForAsync(_:timeout:)``);
+/// returns whether it held.
+public func eventuallyAsync(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }
