@@ -30,8 +30,12 @@ struct ValidationInNamespaceTests {
 
     /// Runs `body` with a validator of the namespace's internet whose prober's sockets open in the namespace,
     /// then closes it and shuts the prober and its event loop down, also when `body` throws.
+    ///
+    /// The probe timeout is long unless a test expects it to pass: a test process whose cooperative pool is
+    /// held by synchronous tests resumes a probe late, and a short timeout would then say `limited` wrongly.
     private func withValidator(
-        in network: TestNetwork, probing server: ProbeServer, _ body: (ConnectivityValidator) async throws -> Void
+        in network: TestNetwork, probing server: ProbeServer, timeout: Duration = .seconds(30),
+        _ body: (ConnectivityValidator) async throws -> Void
     ) async throws {
         let group = try eventLoopGroup(in: network)
         let prober = HTTPConnectivityProber(eventLoopGroup: group)
@@ -41,8 +45,8 @@ struct ValidationInNamespaceTests {
             let validator = try ConnectivityValidator(
                 reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
                 configuration: ValidationConfiguration(
-                    probeURL: server.probeURL, timeout: .seconds(1), initialRetryDelay: .seconds(60),
-                    maximumRetryDelay: .seconds(60)),  // only network changes re-probe: the order is exact
+                    probeURL: server.probeURL, timeout: timeout, initialRetryDelay: .seconds(120),
+                    maximumRetryDelay: .seconds(120)),  // only network changes re-probe: the order is exact
                 prober: prober)
             defer { validator.close() }
             try await body(validator)
@@ -76,7 +80,7 @@ struct ValidationInNamespaceTests {
             var expected: [ValidationOutcome] = [.notChecked, .validated]
             for (mode, outcome) in [
                 (ProbeServer.Mode.redirect, ValidationOutcome.captivePortal(loginURL: server.loginURL)),
-                (.portalPage, .captivePortal(loginURL: nil)), (.dropped, .limited(reason: "timed out")),
+                (.portalPage, .captivePortal(loginURL: nil)), (.noContent, .validated),
             ] {
                 try server.set(mode)
                 try network.ip("route", "del", "default")
@@ -86,6 +90,25 @@ struct ValidationInNamespaceTests {
                 expected.append(outcome)
                 #expect(await seen.waitForAsync(expected.count) == expected)
             }
+        }
+    }
+
+    @Test func aDroppedProbeIsLimitedOnceAndAnAnswerLaterValidates() async throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        try server.set(.dropped)
+        try await withValidator(in: network, probing: server, timeout: .seconds(1)) { validator in
+            let (seen, reader) = record(validator)
+            defer { reader.cancel() }
+            #expect(await seen.waitForAsync(2) == [.notChecked, .limited(reason: "timed out")])
+            try server.set(.noContent)
+            try network.ip("route", "del", "default")
+            #expect(await seen.waitForAsync(3).last == .notChecked)
+            try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+            #expect(await seen.waitForAsync(4).last == .validated)
+            #expect(seen.values.filter { $0 == .limited(reason: "timed out") }.count == 1)
         }
     }
 

@@ -21,13 +21,13 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
         return stored
     }
 
-    /// Suspends until at least `count` values arrived or `seconds` passed; returns the values so far. A bound
-    /// for tests whose values come from tasks, so a bug fails the test instead of hanging it; long, because
-    /// synchronous tests running beside these can hold both cooperative-pool threads for seconds.
-    func waitFor(_ count: Int, seconds: Int = 60) async -> [Value] {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(seconds)
-        while values.count < count && clock.now < deadline { try? await Task.sleep(for: .milliseconds(2)) }
+    /// Suspends until at least `count` values arrived or `seconds` of 2 ms polls passed; returns the values so
+    /// far. A bound for tests whose values come from tasks, so a bug fails the test instead of hanging it. Polls,
+    /// not wall time: synchronous tests running beside these can hold both cooperative-pool threads for long.
+    func waitFor(_ count: Int, seconds: Int = 30) async -> [Value] {
+        for _ in 0..<(seconds * 500) where values.count < count {
+            try? await Task.sleep(for: .milliseconds(2))
+        }
         return values
     }
 }

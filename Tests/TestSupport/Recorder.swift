@@ -23,12 +23,15 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Like ``waitFor(_:timeout:)``, but suspends instead of blocking: async tests must not hold a
-    /// cooperative-pool thread (two on this machine) that the task they wait for needs. The default timeout is
-    /// long because synchronous tests running beside it can hold both threads for seconds at a time.
+    /// cooperative-pool thread (two on this machine) that the task they wait for needs.
+    ///
+    /// The bound counts 5 ms polls, not wall time: synchronous tests running beside this one can hold both pool
+    /// threads for a minute and more under a sanitizer, and time this test spends unscheduled must not count.
     @discardableResult
-    public func waitForAsync(_ count: Int, timeout: TimeInterval = 60) async -> [Value] {
-        let deadline = Date().addingTimeInterval(timeout)
-        while values.count < count && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+    public func waitForAsync(_ count: Int, timeout: TimeInterval = 30) async -> [Value] {
+        for _ in 0..<Int(timeout / 0.005) where values.count < count {
+            try? await Task.sleep(nanoseconds: 5_000_000)
+        }
         return values
     }
 
@@ -39,11 +42,10 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-/// Suspends until `condition` holds or `timeout` passes (long: see ``Recorder/waitForAsync(_:timeout:)``);
-/// returns whether it held.
-public func eventuallyAsync(timeout: TimeInterval = 60, _ condition: () -> Bool) async -> Bool {
-    let deadline = Date().addingTimeInterval(timeout)
-    while Date() < deadline {
+/// Suspends until `condition` holds or `timeout` passes, counted in 5 ms polls as
+/// ``Recorder/waitForAsync(_:timeout:)`` counts; returns whether it held.
+public func eventuallyAsync(timeout: TimeInterval = 30, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<Int(timeout / 0.005) {
         if condition() { return true }
         try? await Task.sleep(nanoseconds: 5_000_000)
     }
