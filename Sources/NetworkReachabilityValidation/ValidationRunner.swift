@@ -36,9 +36,14 @@ final class ValidationRunner: Sendable {
     init(reachability: NetworkReachability, configuration: ValidationConfiguration, prober: (any ConnectivityProbing)?) {
         self.reachability = reachability
         self.configuration = configuration
-        let own = prober == nil ? HTTPConnectivityProber() : nil
-        ownProber = own
-        self.prober = prober ?? own ?? HTTPConnectivityProber()
+        if let prober {
+            self.prober = prober
+            ownProber = nil
+        } else {
+            let own = HTTPConnectivityProber()
+            self.prober = own
+            ownProber = own
+        }
     }
 
     /// Starts following the target's changes.
