@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkReachabilityTestingTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityTesting", "NetworkReachabilityValidation"],
+            dependencies: ["NetworkReachability", "NetworkReachabilityTesting", "NetworkReachabilityValidation", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import NetworkReachability
 
 /// Why a validation configuration was refused.
 public enum ValidationConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -56,20 +57,24 @@ public struct ValidationConfiguration: Sendable, Hashable {
         guard initialRetryDelay > .zero, maximumRetryDelay >= initialRetryDelay else {
             throw .invalidConfiguration(reason: "retry delays must be above zero, the maximum at least the initial one")
         }
+        // Probing never gives up while the network is not validated: the attempts are unbounded.
+        guard
+            let backoff = try? RetryPolicy(
+                maximumAttempts: .max, initialDelay: initialRetryDelay, multiplier: 2, maximumDelay: maximumRetryDelay)
+        else { throw .invalidConfiguration(reason: "retry delays \(initialRetryDelay) and \(maximumRetryDelay) cannot work") }
         self.probeURL = probeURL
         self.timeout = timeout
         self.bodyLimit = bodyLimit
         self.initialRetryDelay = initialRetryDelay
         self.maximumRetryDelay = maximumRetryDelay
+        self.backoff = backoff
     }
+
+    /// The delays between probes, as a work queue's retries grow.
+    private let backoff: RetryPolicy
 
     /// The delay after `failures` answers in a row that were not `validated` (1 or more).
     public func retryDelay(afterFailures failures: Int) -> Duration {
-        var delay = initialRetryDelay
-        for _ in 1..<max(failures, 1) {
-            delay = delay * 2
-            if delay >= maximumRetryDelay { return maximumRetryDelay }
-        }
-        return min(delay, maximumRetryDelay)
+        backoff.delay(afterFailures: failures)
     }
 }

@@ -2,6 +2,7 @@ import Dispatch
 import NetworkReachability
 import NetworkReachabilityTesting
 import Testing
+import TestSupport
 
 /// The simulated network: what it answers, as the kernel would, and that every public API works on it with
 /// changes delivered before the change returns (no sleeps, no polling in these tests).

@@ -2,6 +2,7 @@ import NetworkReachability
 import NetworkReachabilityTesting
 import NetworkReachabilityValidation
 import Testing
+import TestSupport
 
 /// The validator's rules, on a simulated network whose probe endpoint answers what each test sets.
 struct ValidationOnSimulatedNetworkTests {
@@ -38,7 +39,7 @@ struct ValidationOnSimulatedNetworkTests {
         network.setProbeAnswer(.noContent, for: probe)
         let validator = try validator(on: network)
         let (seen, _) = record(validator)
-        #expect(await seen.waitFor(2) == [.notChecked, .validated])
+        #expect(await seen.waitForAsync(2) == [.notChecked, .validated])
         #expect(validator.outcome == .validated)
     }
 
@@ -48,7 +49,7 @@ struct ValidationOnSimulatedNetworkTests {
         let validator = try validator(on: network)
         let (seen, ended) = record(validator)
         var expected: [ValidationOutcome] = [.notChecked, .validated]
-        #expect(await seen.waitFor(expected.count) == expected)
+        #expect(await seen.waitForAsync(expected.count) == expected)
         for (answer, outcome) in [
             (
                 SimulatedProbeAnswer.redirect(to: "/login"),
@@ -60,13 +61,13 @@ struct ValidationOnSimulatedNetworkTests {
             network.setProbeAnswer(answer, for: probe)
             network.removeDefaultRoutes()
             expected.append(.notChecked)
-            #expect(await seen.waitFor(expected.count) == expected)
+            #expect(await seen.waitForAsync(expected.count) == expected)
             try network.addDefaultRoute(via: "192.0.2.1")
             expected.append(outcome)
-            #expect(await seen.waitFor(expected.count) == expected)
+            #expect(await seen.waitForAsync(expected.count) == expected)
         }
         validator.close()
-        #expect(await ended.waitFor(1) == [true])
+        #expect(await ended.waitForAsync(1) == [true])
         #expect(seen.values == expected)
     }
 
@@ -90,9 +91,9 @@ struct ValidationOnSimulatedNetworkTests {
         network.setProbeAnswer(.refused, for: probe)
         let validator = try validator(on: network, retry: .milliseconds(20))
         let (seen, _) = record(validator)
-        #expect(await seen.waitFor(2) == [.notChecked, .limited(reason: "connection refused")])
+        #expect(await seen.waitForAsync(2) == [.notChecked, .limited(reason: "connection refused")])
         network.setProbeAnswer(.noContent, for: probe)
-        #expect(await seen.waitFor(3).last == .validated)  // by a retry, with no network change
+        #expect(await seen.waitForAsync(3).last == .validated)  // by a retry, with no network change
         let count = network.probeCount(for: probe)
         try await Task.sleep(for: .milliseconds(100))
         #expect(network.probeCount(for: probe) == count)  // validated: no more probes until the network changes
