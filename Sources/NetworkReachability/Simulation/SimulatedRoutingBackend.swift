@@ -51,11 +51,6 @@ package final class SimulatedRoutingBackend: RoutingBackend {
 
     // MARK: - Driving the network
 
-    /// Reads the network.
-    package func read<Result>(_ body: (SimulatedNetworkState) -> Result) -> Result {
-        kernel.state.withLock { body($0) }
-    }
-
     /// Changes the network, tells the monitor, and waits until it has delivered what changed. When `body`
     /// throws, it must not have changed anything; nothing is told then.
     ///
