@@ -12,6 +12,9 @@ final class KernelQueries: RouteQuerying {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         /// The requests of the current exchange, encoded; kept to reuse its capacity.
         var batch: [UInt8] = []
+        /// Per request of the current exchange: whether it is a dump, and whether its answer is still open.
+        var isDump: [Bool] = []
+        var isOpen: [Bool] = []
     }
 
     // Guarded by its lock: one exchange at a time.
@@ -29,68 +32,54 @@ final class KernelQueries: RouteQuerying {
     func lookupRoute(
         to destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
     ) throws(ReachabilityError) -> RouteAnswer {
-        try lookupRoutes([Self.routeRequest(to: destination, from: source, interfaceIndex: interfaceIndex)])[0]
+        var answer: RouteAnswer?
+        try exchange(1, { _ in .route(to: destination, from: source, interfaceIndex: interfaceIndex) }) { _, event in
+            answer = Self.routeAnswer(answer, event)
+        }
+        guard let answer else { throw .malformedKernelReply("route lookup answer") }
+        return answer
     }
 
     /// Asks for the routes to several destinations in one `sendmsg`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
-        try lookupRoutes(destinations.map { Self.routeRequest(to: $0, from: nil, interfaceIndex: nil) })
-    }
-
-    private func lookupRoutes(_ requests: [Request]) throws(ReachabilityError) -> [RouteAnswer] {
-        var routes = [RouteMessage?](repeating: nil, count: requests.count)
-        let replies = try exchange(requests) { position, message in routes[position] = RouteMessage(message) }
-        var answers: [RouteAnswer] = []
-        for (reply, route) in zip(replies, routes) {
-            switch reply {
-            case .failed(let code): answers.append(.noRoute(errno: code))
-            case .completed:
-                guard let route else { throw .malformedKernelReply("route lookup answer") }
-                answers.append(.route(route))
-            }
+        var answers = [RouteAnswer?](repeating: nil, count: destinations.count)
+        try exchange(destinations.count, { .route(to: destinations[$0], from: nil, interfaceIndex: nil) }) {
+            position, event in answers[position] = Self.routeAnswer(answers[position], event)
         }
-        return answers
+        return try answers.map { (answer: RouteAnswer?) throws(ReachabilityError) -> RouteAnswer in
+            guard let answer else { throw .malformedKernelReply("route lookup answer") }
+            return answer
+        }
     }
 
-    private static func routeRequest(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) -> Request {
-        let family = destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6)
-        let fullLength = UInt8(destination.bytes.count * 8)
-        return Request { sequence in
-            var header: [UInt8] = [family, fullLength, source == nil ? 0 : fullLength, 0, 0, 0, 0, 0]
-            header.appendNative(UInt32(0))  // rtm_flags
-            var request = NetlinkRequest(type: UInt16(RTM_GETROUTE), sequence: sequence, familyHeader: header)
-            request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
-            if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
-            if let interfaceIndex {
-                request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex))
-            }
-            return request.encoded
+    /// A route lookup's answer so far, after `event`: its route message, or the errno it failed with. A lookup
+    /// that completes without a route stays `nil`, which the caller reports as a malformed reply.
+    private static func routeAnswer(_ answer: RouteAnswer?, _ event: Event) -> RouteAnswer? {
+        switch event {
+        case .message(let message): RouteMessage(message).map(RouteAnswer.route) ?? answer
+        case .failed(let code): .noRoute(errno: code)
+        case .completed: answer
         }
     }
 
     /// The link with `index`, or `nil` when there is none.
     func link(index: Int) throws(ReachabilityError) -> LinkMessage? {
-        try singleLink(Self.linkRequest(index: index))
+        try singleLink(.link(index: index))
     }
 
     /// The index of the link called `name`, or `nil` when there is none.
     func linkIndex(named name: String) throws(ReachabilityError) -> Int? {
-        let request = Request { sequence in
-            var request = NetlinkRequest(type: UInt16(RTM_GETLINK), sequence: sequence, familyHeader: Self.linkHeader(index: 0))
-            request.appendAttribute(UInt16(IFLA_IFNAME), Array(name.utf8) + [0])
-            return request.encoded
-        }
-        return try singleLink(request)?.index
+        try singleLink(.linkNamed(name))?.index
     }
 
     /// Every link (`RTM_GETLINK` dump).
     func links() throws(ReachabilityError) -> [LinkMessage] {
-        try dump(type: UInt16(RTM_GETLINK), header: Self.linkHeader(index: 0), LinkMessage.init)
+        try dump(.links, LinkMessage.init)
     }
 
     /// Every address of every link (`RTM_GETADDR` dump).
     func addresses() throws(ReachabilityError) -> [AddressMessage] {
-        try dump(type: UInt16(RTM_GETADDR), header: [UInt8](repeating: 0, count: 8), AddressMessage.init)
+        try dump(.addresses, AddressMessage.init)
     }
 
     /// How many `sendmsg` round trips this client has made: each batch of requests counts once.
@@ -106,108 +95,105 @@ final class KernelQueries: RouteQuerying {
 
     // MARK: - Exchanges
 
-    /// How one request of a batch ended; its messages went to the exchange's handler as they came.
-    private enum Reply {
+    /// What an exchange hands its caller for one request: each message of the answer as it arrives, then
+    /// how the request ended.
+    private enum Event {
+        case message(NetlinkMessage)
         case completed
         case failed(Int32)
     }
 
-    private static func linkHeader(index: Int32) -> [UInt8] {
-        var header: [UInt8] = [UInt8(AF_UNSPEC), 0, 0, 0]
-        header.appendNative(index)
-        header.appendNative(UInt32(0))  // ifi_flags
-        header.appendNative(UInt32(0))  // ifi_change
-        return header
-    }
-
-    private static func linkRequest(index: Int) -> Request {
-        Request { sequence in
-            var request = NetlinkRequest(
-                type: UInt16(RTM_GETLINK), sequence: sequence, familyHeader: linkHeader(index: Int32(truncatingIfNeeded: index)))
-            // Counters are most of a link reply and never read here.
-            request.appendAttribute(UInt16(IFLA_EXT_MASK), uint32: UInt32(RTEXT_FILTER_SKIP_STATS))
-            return request.encoded
-        }
-    }
-
-    private func singleLink(_ request: Request) throws(ReachabilityError) -> LinkMessage? {
+    private func singleLink(_ request: KernelRequest) throws(ReachabilityError) -> LinkMessage? {
         var link: LinkMessage?
-        let reply = try exchange([request]) { _, message in link = LinkMessage(message) }[0]
-        try Self.checkLinkReply(reply)
+        var failure: Int32?
+        try exchange(1, { _ in request }) { _, event in
+            switch event {
+            case .message(let message): link = LinkMessage(message)
+            case .failed(let code): failure = code
+            case .completed: break
+            }
+        }
+        try Self.checkLinkReply(failure)
         return link
     }
 
     /// A link that does not exist is an answer (`nil`); any other error is not.
-    private static func checkLinkReply(_ reply: Reply) throws(ReachabilityError) {
-        if case .failed(let code) = reply, code != ENODEV { throw .systemCallFailed(call: "RTM_GETLINK", errno: code) }
+    private static func checkLinkReply(_ failure: Int32?) throws(ReachabilityError) {
+        if let code = failure, code != ENODEV { throw .systemCallFailed(call: "RTM_GETLINK", errno: code) }
     }
 
     /// A dump, parsed message by message as datagrams arrive: only the parsed values are kept, never the
     /// kernel's bytes, so a dump of any size needs one receive buffer.
-    private func dump<Value>(
-        type: UInt16, header: [UInt8], _ parse: (NetlinkMessage) -> Value?
-    ) throws(ReachabilityError) -> [Value] {
+    private func dump<Value>(_ request: KernelRequest, _ parse: (NetlinkMessage) -> Value?) throws(ReachabilityError) -> [Value] {
         // A dump that raced a change is marked NLM_F_DUMP_INTR; ask again, a few times at most.
         for _ in 0..<4 {
-            let request = Request(isDump: true) { sequence in
-                NetlinkRequest(type: type, flags: UInt16(NLM_F_DUMP), sequence: sequence, familyHeader: header).encoded
-            }
             var values: [Value] = []
             var interrupted = false
-            let reply = try exchange([request]) { _, message in
-                if message.flags & UInt16(NLM_F_DUMP_INTR) != 0 { interrupted = true }
-                if let value = parse(message) { values.append(value) }
-            }[0]
-            if case .failed(let code) = reply { throw .systemCallFailed(call: "netlink dump \(type)", errno: code) }
+            var failure: Int32?
+            try exchange(1, { _ in request }) { _, event in
+                switch event {
+                case .message(let message):
+                    if message.flags & UInt16(NLM_F_DUMP_INTR) != 0 { interrupted = true }
+                    if let value = parse(message) { values.append(value) }
+                case .failed(let code): failure = code
+                case .completed: break
+                }
+            }
+            if let failure { throw .systemCallFailed(call: "netlink dump \(request.type)", errno: failure) }
             if !interrupted { return values }
         }
         throw .malformedKernelReply("dump kept being interrupted by changes")
     }
 
-    /// One request of a batch: how to encode it for a sequence number, and whether it is a dump.
-    private struct Request {
-        var isDump = false
-        var encode: (UInt32) -> [UInt8]
-    }
-
-    /// Sends the requests in one `sendmsg` (the kernel handles each in turn and answers each), hands every
-    /// answer message to `handle` with its request's position as it arrives, and says how each request ended.
-    /// Messages are matched by sequence number; replies to older exchanges are skipped.
+    /// Sends `count` requests in one `sendmsg` (the kernel handles each in turn and answers each), and hands
+    /// every event of each to `handle` with the request's position as it arrives: its messages, then how it
+    /// ended. Messages are matched by sequence number; replies to older exchanges are skipped. Requests are
+    /// encoded into a buffer kept between exchanges, so a query allocates nothing for its request.
     private func exchange(
-        _ requests: [Request], handle: (Int, NetlinkMessage) -> Void
-    ) throws(ReachabilityError) -> [Reply] {
-        try state.withLock { (state: inout State) throws(ReachabilityError) -> [Reply] in
+        _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
+    ) throws(ReachabilityError) {
+        try state.withLock { (state: inout State) throws(ReachabilityError) in
             if state.socket == nil { state.socket = try NetlinkSocket(namespace: namespace) }
             guard let socket = state.socket else { throw .malformedKernelReply("no socket") }
             let first = state.sequence &+ 1
-            state.sequence &+= UInt32(requests.count)
-            state.batch.removeAll(keepingCapacity: true)
-            for (offset, request) in requests.enumerated() {
-                state.batch += request.encode(first &+ UInt32(offset))
+            state.sequence &+= UInt32(count)
+            var batch = state.batch
+            state.batch = []
+            batch.removeAll(keepingCapacity: true)
+            state.isDump.removeAll(keepingCapacity: true)
+            state.isOpen.removeAll(keepingCapacity: true)
+            for position in 0..<count {
+                let request = request(position)
+                batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
+                state.isDump.append(request.isDump)
+                state.isOpen.append(true)
             }
+            state.batch = batch
             try socket.send(state.batch)
             state.exchanges += 1
-            var replies = [Reply?](repeating: nil, count: requests.count)
-            var open = requests.count
+            var open = count
             while open > 0 {
                 guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else { continue }
                 guard datagram.senderPortID == 0 else { continue }
                 guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
                 _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
                     let position = Int(message.sequence &- first)
-                    guard position >= 0, position < requests.count, replies[position] == nil else { return }
+                    guard position >= 0, position < count, state.isOpen[position] else { return }
+                    let end: Event?
                     if let code = message.errorCode {
-                        replies[position] = code == 0 ? .completed : .failed(-code)
+                        end = code == 0 ? .completed : .failed(-code)
                     } else if message.isDone {
-                        replies[position] = .completed
+                        end = .completed
                     } else {
-                        handle(position, message)
-                        if !requests[position].isDump { replies[position] = .completed }
+                        handle(position, .message(message))
+                        end = state.isDump[position] ? nil : .completed
                     }
-                    if replies[position] != nil { open -= 1 }
+                    guard let end else { return }
+                    state.isOpen[position] = false
+                    open -= 1
+                    handle(position, end)
                 }
             }
-            return replies.map { $0 ?? .completed }
         }
     }
 }

@@ -1,0 +1,72 @@
+import CNetlink
+import Glibc
+import Testing
+
+@testable import NetworkReachability
+
+/// The requests the queries send, byte by byte: written one after another into one batch buffer, each must
+/// still be a well-formed message with its own length, flags, sequence and family header.
+struct KernelRequestTests {
+    private func messages(_ requests: [KernelRequest], firstSequence: UInt32 = 7) -> [NetlinkMessage] {
+        var batch: [UInt8] = []
+        for (offset, request) in requests.enumerated() {
+            batch = request.encode(sequence: firstSequence + UInt32(offset), appendingTo: batch)
+        }
+        let (messages, malformed) = NetlinkMessage.split(batch[...])
+        #expect(malformed == 0)
+        return messages
+    }
+
+    private func attributes(_ message: NetlinkMessage, after headerLength: Int) throws -> [UInt16: [UInt8]] {
+        let attributes = try #require(message.attributes(afterHeaderOfLength: headerLength))
+        return Dictionary(attributes.map { ($0.type, Array($0.payload)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test func aRouteLookupCarriesItsRtmsgAndAttributes() throws {
+        let destination = try IPAddress("2001:db8::7")
+        let source = try IPAddress("2001:db8::2")
+        let message = try #require(messages([.route(to: destination, from: source, interfaceIndex: 3)]).first)
+        #expect(message.type == UInt16(RTM_GETROUTE))
+        #expect(message.flags == UInt16(NLM_F_REQUEST))
+        #expect(message.sequence == 7)
+        // rtmsg: family, dst_len, src_len, then zeros (tos, table, protocol, scope, type, flags)
+        #expect(Array(message.payload.prefix(12)) == [UInt8(AF_INET6), 128, 128] + [UInt8](repeating: 0, count: 9))
+        let attributes = try attributes(message, after: Int(cnl_rtmsg_length()))
+        #expect(attributes[UInt16(RTA_DST.rawValue)] == destination.bytes)
+        #expect(attributes[UInt16(RTA_SRC.rawValue)] == source.bytes)
+        #expect(attributes[UInt16(RTA_OIF.rawValue)] == withUnsafeBytes(of: UInt32(3)) { Array($0) })
+    }
+
+    @Test func aPlainRouteLookupHasNoSourceLength() throws {
+        let message = try #require(messages([.route(to: try IPAddress("192.0.2.9"), from: nil, interfaceIndex: nil)]).first)
+        #expect(Array(message.payload.prefix(12)) == [UInt8(AF_INET), 32, 0] + [UInt8](repeating: 0, count: 9))
+        let attributes = try attributes(message, after: Int(cnl_rtmsg_length()))
+        #expect(attributes.keys.sorted() == [UInt16(RTA_DST.rawValue)])
+        #expect(attributes[UInt16(RTA_DST.rawValue)] == [192, 0, 2, 9])
+    }
+
+    @Test func linkQueriesAndDumpsCarryAnIfinfomsg() throws {
+        let encoded = messages([.link(index: 4), .linkNamed("eth0"), .links, .addresses])
+        #expect(encoded.map(\.sequence) == [7, 8, 9, 10])
+        #expect(encoded.map(\.type) == [UInt16(RTM_GETLINK), UInt16(RTM_GETLINK), UInt16(RTM_GETLINK), UInt16(RTM_GETADDR)])
+        let dump = UInt16(NLM_F_REQUEST) | UInt16(NLM_F_DUMP)
+        #expect(encoded.map(\.flags) == [UInt16(NLM_F_REQUEST), UInt16(NLM_F_REQUEST), dump, dump])
+        // ifinfomsg: family, pad, type, index (native), flags, change
+        var byIndex: [UInt8] = [UInt8(AF_UNSPEC), 0, 0, 0]
+        byIndex.appendNative(Int32(4))
+        #expect(Array(encoded[0].payload.prefix(16)) == byIndex + [UInt8](repeating: 0, count: 8))
+        let linkAttributes = try attributes(encoded[0], after: 16)
+        #expect(linkAttributes[UInt16(IFLA_EXT_MASK)] == withUnsafeBytes(of: UInt32(RTEXT_FILTER_SKIP_STATS)) { Array($0) })
+        #expect(try attributes(encoded[1], after: 16)[UInt16(IFLA_IFNAME)] == Array("eth0".utf8) + [0])
+        #expect(encoded[2].payload.count == 16)
+        #expect(Array(encoded[3].payload) == [UInt8](repeating: 0, count: 8))
+    }
+
+    @Test func everyRequestOfABatchStartsAligned() {
+        // A name of 5 bytes plus its NUL pads to 8: the request after it must still start on a 4-byte boundary.
+        let encoded = messages([.linkNamed("wlan0"), .route(to: TargetEvaluator.internetProbeIPv4, from: nil, interfaceIndex: nil)])
+        #expect(encoded.count == 2)
+        #expect(encoded.last?.type == UInt16(RTM_GETROUTE))
+        #expect(encoded.last?.sequence == 8)
+    }
+}
