@@ -63,8 +63,10 @@ struct KernelRequestTests {
     }
 
     @Test func everyRequestOfABatchStartsAligned() {
-        // A name of 5 bytes plus its NUL pads to 8: the request after it must still start on a 4-byte boundary.
-        let encoded = messages([.linkNamed("wlan0"), .route(to: TargetEvaluator.internetProbeIPv4, from: nil, interfaceIndex: nil)])
+        // "wlan0" and its NUL make a 10-byte attribute, padded to 12: the next request must start aligned.
+        let encoded = messages([
+            .linkNamed("wlan0"), .route(to: TargetEvaluator.internetProbeIPv4, from: nil, interfaceIndex: nil),
+        ])
         #expect(encoded.count == 2)
         #expect(encoded.last?.type == UInt16(RTM_GETROUTE))
         #expect(encoded.last?.sequence == 8)
