@@ -19,7 +19,7 @@ struct ChangeSelectionTests {
     ])
     func aRoutePrefixTouchesExactlyTheTargetsInsideIt(network: String, length: Int, candidate: String, inside: Bool) {
         let target = ReachabilityTarget.address(address(candidate))
-        var index = DependencyIndex()
+        var index = DependencyIndex<ReachabilityTarget>()
         index.set(TargetDependency(destinations: [address(candidate)]), for: target)
         var changes = NetworkChanges()
         changes.recordRoute(prefix(network, length))
@@ -29,7 +29,7 @@ struct ChangeSelectionTests {
 
     @Test func aTargetIsTouchedOnlyByWhatItRestsOn() {
         let target = ReachabilityTarget.address(address("10.0.0.7"))
-        var index = DependencyIndex()
+        var index = DependencyIndex<ReachabilityTarget>()
         index.set(
             TargetDependency(destinations: [address("10.0.0.7")], interfaceIndex: 3, sourceAddress: address("192.0.2.2")),
             for: target)
@@ -68,7 +68,7 @@ struct ChangeSelectionTests {
             changes.recordRoute(prefix("198.18.\(index >> 8).\(index & 255)", 32))
         }
         #expect(changes.affectsEverything)
-        var index = DependencyIndex()
+        var index = DependencyIndex<ReachabilityTarget>()
         index.set(TargetDependency(destinations: [address("10.0.0.1")]), for: .address(address("10.0.0.1")))
         #expect(index.affected(by: changes) == [.address(address("10.0.0.1"))])
     }
@@ -104,7 +104,7 @@ struct ChangeSelectionTests {
                 : IPAddress(bytes: [0x20, 0x01, 0x0d, 0xb8] + (0..<12).map { _ in UInt8.random(in: 0...1) })!
         }
         for _ in 0..<200 {
-            var index = DependencyIndex()
+            var index = DependencyIndex<ReachabilityTarget>()
             var dependencies: [ReachabilityTarget: TargetDependency] = [:]
             for _ in 0..<40 {
                 let destination = randomAddress()

@@ -2,32 +2,35 @@
 /// output interface, by source address and by destination, and the destinations are kept sorted so the
 /// targets inside a changed prefix are one binary search away. Work per batch grows with what the batch
 /// touches, not with the number of targets.
-struct DependencyIndex {
-    private var dependencies: [ReachabilityTarget: TargetDependency] = [:]
-    private var always: Set<ReachabilityTarget> = []
-    private var byInterface: [Int: Set<ReachabilityTarget>] = [:]
-    private var bySource: [IPAddress: Set<ReachabilityTarget>] = [:]
-    private var byDestination: [IPAddress: Set<ReachabilityTarget>] = [:]
+///
+/// `Key` names a target: the monitor uses a small integer per distinct target, which hashes and copies far
+/// more cheaply than the target itself (10,000 targets move between these sets on a default route's change).
+struct DependencyIndex<Key: Hashable> {
+    private var dependencies: [Key: TargetDependency] = [:]
+    private var always: Set<Key> = []
+    private var byInterface: [Int: Set<Key>] = [:]
+    private var bySource: [IPAddress: Set<Key>] = [:]
+    private var byDestination: [IPAddress: Set<Key>] = [:]
     /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a key that comes or goes
     /// is inserted or removed in place (a target whose answer flips changes its keys every time).
     private var sortedDestinations: [Int: [IPAddress]] = [:]
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
-    mutating func set(_ dependency: TargetDependency, for target: ReachabilityTarget) {
+    mutating func set(_ dependency: TargetDependency, for target: Key) {
         let previous = dependencies.updateValue(dependency, forKey: target)
         guard previous != dependency else { return }
         reindex(target, from: previous, to: dependency)
     }
 
     /// Forgets `target` (its last registration left).
-    mutating func remove(_ target: ReachabilityTarget) {
+    mutating func remove(_ target: Key) {
         guard let previous = dependencies.removeValue(forKey: target) else { return }
         reindex(target, from: previous, to: nil)
     }
 
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
     /// after a default route's removal every target changes, mostly not its destinations.
-    private mutating func reindex(_ target: ReachabilityTarget, from old: TargetDependency?, to new: TargetDependency?) {
+    private mutating func reindex(_ target: Key, from old: TargetDependency?, to new: TargetDependency?) {
         let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
         let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
         if new?.always == true { always.insert(target) } else { always.remove(target) }
@@ -57,7 +60,7 @@ struct DependencyIndex {
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
-    func affected(by changes: NetworkChanges) -> Set<ReachabilityTarget> {
+    func affected(by changes: NetworkChanges) -> Set<Key> {
         if changes.affectsEverything { return Set(dependencies.keys) }
         var affected = always
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? []) }
@@ -107,8 +110,8 @@ struct DependencyIndex {
 
     /// Removes `target` from the set at `key`, dropping an emptied set; whether the key went away.
     @discardableResult
-    private static func remove<Key: Hashable>(
-        _ target: ReachabilityTarget, from table: inout [Key: Set<ReachabilityTarget>], at key: Key
+    private static func remove<TableKey: Hashable>(
+        _ target: Key, from table: inout [TableKey: Set<Key>], at key: TableKey
     ) -> Bool {
         table[key]?.remove(target)
         guard table[key]?.isEmpty == true else { return false }

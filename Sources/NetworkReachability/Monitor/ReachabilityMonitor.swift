@@ -22,6 +22,7 @@ package final class ReachabilityMonitor: Sendable {
 
     /// One distinct target, evaluated once per pass however many registrations share it.
     private struct TargetSlot {
+        let target: ReachabilityTarget
         var registrations: Set<UInt64> = []
         var last: ReachabilitySnapshot?
     }
@@ -37,11 +38,14 @@ package final class ReachabilityMonitor: Sendable {
 
     private struct State {
         var registrations: [UInt64: Registration] = [:]
-        var targets: [ReachabilityTarget: TargetSlot] = [:]
-        /// What each evaluated target's last answer rests on.
-        var dependencies = DependencyIndex()
-        /// Targets to evaluate in the next pass whatever the changes: new registrations, new host resolutions.
-        var due: Set<ReachabilityTarget> = []
+        /// Each distinct target's slot, by a number given when its first registration arrives and never reused.
+        var slots: [Int: TargetSlot] = [:]
+        var slotIDs: [ReachabilityTarget: Int] = [:]
+        var nextSlotID = 0
+        /// What each evaluated target's last answer rests on, by slot number.
+        var dependencies = DependencyIndex<Int>()
+        /// Slots to evaluate in the next pass whatever the changes: new registrations, new host resolutions.
+        var due: Set<Int> = []
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
@@ -117,8 +121,17 @@ package final class ReachabilityMonitor: Sendable {
             }
             state.loop = loop
             state.registrations[id] = Registration(target: target, sink: sink, onFailure: onFailure)
-            state.targets[target, default: TargetSlot()].registrations.insert(id)
-            state.due.insert(target)
+            let slotID: Int
+            if let existing = state.slotIDs[target] {
+                slotID = existing
+            } else {
+                slotID = state.nextSlotID
+                state.nextSlotID += 1
+                state.slotIDs[target] = slotID
+                state.slots[slotID] = TargetSlot(target: target)
+            }
+            state.slots[slotID]?.registrations.insert(id)
+            state.due.insert(slotID)
             if logger.logLevel < .critical { state.loggers[id] = logger }
             return (id, loop, existing == nil)
         }
@@ -130,11 +143,14 @@ package final class ReachabilityMonitor: Sendable {
     package func unregister(_ id: UInt64) {
         let (removed, finished): (Registration?, Loop?) = state.withLock { state in
             guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
-            state.targets[removed.target]?.registrations.remove(id)
-            if state.targets[removed.target]?.registrations.isEmpty == true {
-                state.targets[removed.target] = nil
-                state.dependencies.remove(removed.target)
-                state.due.remove(removed.target)
+            if let slotID = state.slotIDs[removed.target] {
+                state.slots[slotID]?.registrations.remove(id)
+                if state.slots[slotID]?.registrations.isEmpty == true {
+                    state.slots[slotID] = nil
+                    state.slotIDs[removed.target] = nil
+                    state.dependencies.remove(slotID)
+                    state.due.remove(slotID)
+                }
             }
             state.loggers[id] = nil
             guard state.registrations.isEmpty, let loop = state.loop else { return (removed, nil) }
@@ -153,9 +169,9 @@ package final class ReachabilityMonitor: Sendable {
     /// revealed, changed).
     func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
-            let targets = state.targets.keys.filter(matches)
-            state.due.formUnion(targets)
-            return targets.isEmpty ? nil : state.loop
+            let matching = state.slotIDs.filter { matches($0.key) }.values
+            state.due.formUnion(matching)
+            return matching.isEmpty ? nil : state.loop
         }
         loop?.source.wake()
     }
@@ -237,7 +253,8 @@ package final class ReachabilityMonitor: Sendable {
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
             defer {
                 state.registrations.removeAll()
-                state.targets.removeAll()
+                state.slots.removeAll()
+                state.slotIDs.removeAll()
                 state.dependencies = DependencyIndex()
                 state.due.removeAll()
                 state.loggers.removeAll()
@@ -256,18 +273,18 @@ package final class ReachabilityMonitor: Sendable {
     /// with a new resolution), each distinct target once, then delivers a snapshot to every registration
     /// that has not heard it.
     private func evaluate(after changes: NetworkChanges, source: any RoutingChangeSource) {
-        let due: [ReachabilityTarget] = state.withLock { state in
+        let due: [(slot: Int, target: ReachabilityTarget)] = state.withLock { state in
             var due = state.dependencies.affected(by: changes)
             due.formUnion(state.due)  // not evaluated yet, or marked
             state.due.removeAll()
             state.targetEvaluations += due.count
-            return Array(due)
+            return due.compactMap { slotID in state.slots[slotID].map { (slotID, $0.target) } }
         }
         guard !due.isEmpty else { return }
-        let evaluations = source.evaluate(due)
+        let evaluations = source.evaluate(due.map(\.target))
         var snapshots: [ReachabilitySnapshot] = []
         snapshots.reserveCapacity(due.count)
-        for (target, evaluation) in zip(due, evaluations) {
+        for ((_, target), evaluation) in zip(due, evaluations) {
             switch evaluation.result {
             case .success(let snapshot): snapshots.append(snapshot)
             case .failure(let error):
@@ -277,23 +294,23 @@ package final class ReachabilityMonitor: Sendable {
         }
         let deliveries: [(Sink, ReachabilitySnapshot)] = state.withLock { state in
             var deliveries: [(Sink, ReachabilitySnapshot)] = []
-            for ((target, evaluation), snapshot) in zip(zip(due, evaluations), snapshots) {
-                guard var slot = state.targets[target] else { continue }  // its last registration left meanwhile
+            for (((slotID, _), evaluation), snapshot) in zip(zip(due, evaluations), snapshots) {
+                guard var slot = state.slots[slotID] else { continue }  // its last registration left meanwhile
                 let isNew = slot.last != snapshot
                 slot.last = snapshot
-                state.dependencies.set(evaluation.dependency, for: target)
+                state.dependencies.set(evaluation.dependency, for: slotID)
                 for id in slot.registrations {
                     guard let registration = state.registrations[id], isNew || !registration.isCurrent else { continue }
                     state.registrations[id]?.isCurrent = true
                     deliveries.append((registration.sink, snapshot))
                 }
-                state.targets[target] = slot
+                state.slots[slotID] = slot
             }
             return deliveries
         }
         for (sink, snapshot) in deliveries { sink(snapshot) }
         // A host's pending state has now been heard: only then may its first resolution start.
-        for case .host(let name) in due { hosts.beginResolving(name) }
+        for case (_, .host(let name)) in due { hosts.beginResolving(name) }
     }
 
     // MARK: - Logging
