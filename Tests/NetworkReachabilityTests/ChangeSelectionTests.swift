@@ -140,6 +140,35 @@ struct ChangeSelectionTests {
         }
     }
 
+    /// Destinations whose last target left stay in the sorted keys until they outnumber the live ones; the
+    /// index must stay exact while most targets leave, some come back to a stale key, and the keys are compacted.
+    @Test func indexStaysExactWhenMostTargetsLeaveAndSomeReturn() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<50 {
+            var index = DependencyIndex<ReachabilityTarget>()
+            var dependencies: [ReachabilityTarget: TargetDependency] = [:]
+            let pool = (0..<64).map { IPAddress(bytes: [10, 0, 0, UInt8($0 * 4)])! }
+            for _ in 0..<400 {
+                let destination = pool.randomElement(using: &generator)!
+                let target = ReachabilityTarget.address(destination)
+                if dependencies[target] != nil, Int.random(in: 0..<3, using: &generator) > 0 {
+                    dependencies[target] = nil
+                    index.remove(target)
+                } else {
+                    let extra = Bool.random(using: &generator) ? [pool.randomElement(using: &generator)!] : []
+                    let dependency = TargetDependency(destinations: [destination] + extra)
+                    dependencies[target] = dependency
+                    index.set(dependency, for: target)
+                }
+                var changes = NetworkChanges()
+                let probe = pool.randomElement(using: &generator)!
+                changes.recordRoute(NetworkChanges.Prefix(bytes: probe.bytes, length: Int.random(in: 26...32, using: &generator)))
+                let expected = Set(dependencies.filter { $0.value.isAffected(by: changes) }.keys)
+                #expect(index.affected(by: changes) == expected)
+            }
+        }
+    }
+
     @Test func prefixBoundsSpanExactlyThePrefix() {
         let bounds = prefix("10.0.0.16", 28).bounds
         #expect(bounds.lowest == [10, 0, 0, 16])

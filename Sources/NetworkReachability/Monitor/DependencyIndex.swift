@@ -11,9 +11,13 @@ struct DependencyIndex<Key: Hashable> {
     private var byInterface: [Int: Set<Key>] = [:]
     private var bySource: [IPAddress: Set<Key>] = [:]
     private var byDestination: [IPAddress: Set<Key>] = [:]
-    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a key that comes or goes
-    /// is inserted or removed in place (a target whose answer flips changes its keys every time).
+    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a new key is inserted in
+    /// place (a target whose answer flips changes its keys every time). A key whose last target left stays, as
+    /// removing from the middle moves everything after it: stopping 10,000 targets one by one was quadratic.
     private var sortedDestinations: [Int: [IPAddress]] = [:]
+    /// How many keys of `sortedDestinations` have no targets left; they are dropped once they outnumber the
+    /// live keys, so the arrays stay within twice their live size.
+    private var staleDestinations = 0
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: Key) {
@@ -44,7 +48,7 @@ struct DependencyIndex<Key: Hashable> {
         }
         for destination in oldDestinations where !newDestinations.contains(destination) {
             let emptied = Self.remove(target, from: &byDestination, at: destination)
-            if emptied { removeSorted(destination) }
+            if emptied { retireSorted() }
         }
         for destination in newDestinations where !oldDestinations.contains(destination) {
             if byDestination[destination] == nil { insertSorted(destination) }
@@ -80,16 +84,26 @@ struct DependencyIndex<Key: Hashable> {
         return affected
     }
 
+    /// Adds a key that just got its first target, or revives it when it is still there from before.
     private mutating func insertSorted(_ key: IPAddress) {
-        sortedDestinations[key.bytes.count, default: []].insert(key, at: sortedPosition(of: key))
+        let position = sortedPosition(of: key)
+        if sortedDestinations[key.bytes.count]?.indices.contains(position) == true,
+            sortedDestinations[key.bytes.count]?[position] == key
+        {
+            staleDestinations -= 1
+            return
+        }
+        sortedDestinations[key.bytes.count, default: []].insert(key, at: position)
     }
 
-    private mutating func removeSorted(_ key: IPAddress) {
-        let position = sortedPosition(of: key)
-        guard sortedDestinations[key.bytes.count]?.indices.contains(position) == true,
-            sortedDestinations[key.bytes.count]?[position] == key
-        else { return }
-        sortedDestinations[key.bytes.count]?.remove(at: position)
+    /// Counts a key that lost its last target, and drops all such keys in one pass once they outnumber the rest.
+    private mutating func retireSorted() {
+        staleDestinations += 1
+        guard staleDestinations > byDestination.count else { return }
+        for (length, keys) in sortedDestinations {
+            sortedDestinations[length] = keys.filter { byDestination[$0] != nil }
+        }
+        staleDestinations = 0
     }
 
     /// Where `key` is, or would go, among the sorted destinations of its length.
