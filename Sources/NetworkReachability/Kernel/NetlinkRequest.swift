@@ -13,7 +13,6 @@ struct NetlinkRequest {
     init(appendingTo buffer: consuming [UInt8], type: UInt16, flags: UInt16 = 0, sequence: UInt32) {
         bytes = consume buffer
         start = bytes.count
-        bytes.reserveCapacity(start + 64)
         bytes.appendNative(UInt32(0))  // nlmsg_len, patched by `finished()`
         bytes.appendNative(type)
         bytes.appendNative(flags | UInt16(NLM_F_REQUEST))
@@ -34,19 +33,22 @@ struct NetlinkRequest {
 
     /// Appends an attribute with a raw payload.
     mutating func appendAttribute(_ type: UInt16, _ payload: [UInt8]) {
-        padToAlignment()
-        bytes.appendNative(UInt16(Int(cnl_rta_header_length()) + payload.count))
-        bytes.appendNative(type)
+        appendAttributeHeader(type, payloadLength: payload.count)
         bytes.append(contentsOf: payload)
         padToAlignment()
     }
 
     /// Appends an attribute holding a native-endian `UInt32`.
     mutating func appendAttribute(_ type: UInt16, uint32 value: UInt32) {
-        padToAlignment()
-        bytes.appendNative(UInt16(Int(cnl_rta_header_length()) + 4))
-        bytes.appendNative(type)
+        appendAttributeHeader(type, payloadLength: 4)
         bytes.appendNative(value)
+    }
+
+    /// Starts an attribute on an aligned offset: its `rtattr` header, for a payload of `payloadLength` bytes.
+    private mutating func appendAttributeHeader(_ type: UInt16, payloadLength: Int) {
+        padToAlignment()
+        bytes.appendNative(UInt16(Int(cnl_rta_header_length()) + payloadLength))
+        bytes.appendNative(type)
     }
 
     /// The buffer with this request finished: padded, its length filled in.
