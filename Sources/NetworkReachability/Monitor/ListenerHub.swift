@@ -158,9 +158,14 @@ final class ListenerHub: Sendable {
             guard state.registrationTag == tag else { return [] }
             state.latest = snapshot
             var deliveries: [(Deliver, UInt64)] = []
-            for (id, var consumer) in state.consumers where consumer.accepts(snapshot) {
-                state.consumers[id] = consumer
-                deliveries.append((consumer.deliver, id))
+            // Through indices, so each consumer is updated in place: iterating the dictionary while assigning
+            // into it would copy the whole dictionary on every delivery.
+            var index = state.consumers.startIndex
+            while index != state.consumers.endIndex {
+                if state.consumers.values[index].accepts(snapshot) {
+                    deliveries.append((state.consumers.values[index].deliver, state.consumers.keys[index]))
+                }
+                state.consumers.formIndex(after: &index)
             }
             return deliveries
         }

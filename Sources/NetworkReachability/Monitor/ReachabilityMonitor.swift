@@ -301,7 +301,7 @@ package final class ReachabilityMonitor: Sendable {
                 state.dependencies.set(evaluation.dependency, for: slotID)
                 for id in slot.registrations {
                     guard let registration = state.registrations[id], isNew || !registration.isCurrent else { continue }
-                    state.registrations[id]?.isCurrent = true
+                    if !registration.isCurrent { state.registrations[id]?.isCurrent = true }
                     deliveries.append((registration.sink, snapshot))
                 }
                 state.slots[slotID] = slot
@@ -338,8 +338,10 @@ package final class ReachabilityMonitor: Sendable {
     }
 
     private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message) {
-        let loggers = state.withLock { state in
-            Dictionary(
+        let loggers = state.withLock { state -> [String: Logger] in
+            // Most passes log at debug level with nobody listening: answer that without building anything.
+            guard state.loggers.values.contains(where: { $0.logLevel <= level }) else { return [:] }
+            return Dictionary(
                 state.loggers.values.filter { $0.logLevel <= level }.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
         }
         guard !loggers.isEmpty else { return }
