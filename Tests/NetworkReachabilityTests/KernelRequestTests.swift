@@ -62,6 +62,42 @@ struct KernelRequestTests {
         #expect(Array(encoded[3].payload) == [UInt8](repeating: 0, count: 8))
     }
 
+    /// The same request put together field by field with ``NetlinkRequest``, numbered 5.
+    private func built(
+        _ type: Int, flags: Int32 = 0, familyHeader: [UInt8], attributes: (inout NetlinkRequest) -> Void = { _ in }
+    ) -> [UInt8] {
+        var request = NetlinkRequest(appendingTo: [], type: UInt16(type), flags: UInt16(flags), sequence: 5)
+        for field in familyHeader { request.appendField(field) }
+        attributes(&request)
+        return request.encoded
+    }
+
+    @Test func inPlaceEncodingMatchesTheFieldByFieldBuilder() throws {
+        // Given requests with every kind of attribute, and each built field by field
+        let destination = try IPAddress("2001:db8::7")
+        let source = try IPAddress("2001:db8::2")
+        let route = built(RTM_GETROUTE, familyHeader: [UInt8(AF_INET6), 128, 128] + [UInt8](repeating: 0, count: 9)) {
+            $0.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
+            $0.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes)
+            $0.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: 3)
+        }
+        let named = built(RTM_GETLINK, familyHeader: [UInt8](repeating: 0, count: 16)) {
+            $0.appendAttribute(UInt16(IFLA_IFNAME), Array("wlan0".utf8) + [0])
+        }
+        let addresses = built(RTM_GETADDR, flags: NLM_F_DUMP, familyHeader: [UInt8](repeating: 0, count: 8))
+        let cases: [(KernelRequest, [UInt8])] = [
+            (.route(to: destination, from: source, interfaceIndex: 3), route), (.linkNamed("wlan0"), named),
+            (.addresses, addresses),
+        ]
+        for (request, expected) in cases {
+            // When it is written in place after bytes already in the buffer
+            let encoded = request.encode(sequence: 5, appendingTo: [1, 2, 3, 4])
+            // Then its bytes are the builder's, and its length the one computed beforehand
+            #expect(Array(encoded.dropFirst(4)) == expected)
+            #expect(encoded.count - 4 == request.encodedLength)
+        }
+    }
+
     @Test func everyRequestOfABatchStartsAligned() {
         // "wlan0" and its NUL make a 10-byte attribute, padded to 12: the next request must start aligned.
         let encoded = messages([

@@ -32,45 +32,82 @@ enum KernelRequest {
         }
     }
 
-    /// `buffer` with this request, numbered `sequence`, appended.
+    /// `buffer` with this request, numbered `sequence`, appended. The request's bytes are set aside in one
+    /// step and written in place: a request costs no allocation once the reused buffer has grown.
     func encode(sequence: UInt32, appendingTo buffer: consuming [UInt8]) -> [UInt8] {
-        var request = NetlinkRequest(
-            appendingTo: consume buffer, type: type, flags: isDump ? UInt16(NLM_F_DUMP) : 0, sequence: sequence)
+        var bytes = consume buffer
+        let start = bytes.count
+        let length = encodedLength
+        bytes.append(contentsOf: repeatElement(0, count: length))
+        bytes.withUnsafeMutableBytes { raw in
+            var writer = NetlinkWriter(raw, messageStart: start, offset: start)
+            writer.header(length: length, type: type, flags: isDump ? UInt16(NLM_F_DUMP) : 0, sequence: sequence)
+            write(into: &writer)
+        }
+        return bytes
+    }
+
+    /// The request's size: header, family header and attributes, each aligned.
+    var encodedLength: Int {
+        let attribute = NetlinkWriter.attributeSize
+        let familyHeader: Int
+        var attributes = 0
+        switch self {
+        case .route(let destination, let source, let interfaceIndex):
+            familyHeader = Int(cnl_rtmsg_length())
+            attributes += attribute(destination.bytes.count)
+            if let source { attributes += attribute(source.bytes.count) }
+            if interfaceIndex != nil { attributes += attribute(4) }
+        case .link:
+            familyHeader = Int(cnl_ifinfomsg_length())
+            attributes += attribute(4)
+        case .linkNamed(let name):
+            familyHeader = Int(cnl_ifinfomsg_length())
+            attributes += attribute(name.utf8.count + 1)
+        case .links:
+            familyHeader = Int(cnl_ifinfomsg_length())
+        case .addresses:
+            familyHeader = Int(cnl_ifaddrmsg_length())
+        }
+        return NetlinkWriter.headerSize + Int(cnl_nlmsg_align(UInt32(familyHeader))) + attributes
+    }
+
+    /// Writes the family header and the attributes after the `nlmsghdr`.
+    private func write(into writer: inout NetlinkWriter) {
         switch self {
         case .route(let destination, let source, let interfaceIndex):
             let fullLength = UInt8(destination.bytes.count * 8)
             // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags
-            request.appendField(destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6))
-            request.appendField(fullLength)
-            request.appendField(source == nil ? 0 : fullLength)
-            request.appendField(UInt32(0))  // tos, table, protocol, scope
-            request.appendField(UInt8(0))  // type
-            request.appendField(UInt32(0))  // flags
-            request.appendAttribute(UInt16(RTA_DST.rawValue), destination.bytes)
-            if let source { request.appendAttribute(UInt16(RTA_SRC.rawValue), source.bytes) }
-            if let interfaceIndex { request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
+            writer.field(destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6))
+            writer.field(fullLength)
+            writer.field(source == nil ? 0 : fullLength)
+            writer.field(UInt32(0))  // tos, table, protocol, scope
+            writer.field(UInt8(0))  // type
+            writer.field(UInt32(0))  // flags
+            writer.attribute(UInt16(RTA_DST.rawValue), destination.bytes)
+            if let source { writer.attribute(UInt16(RTA_SRC.rawValue), source.bytes) }
+            if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
         case .link(let index):
-            Self.appendLinkHeader(index: Int32(truncatingIfNeeded: index), to: &request)
+            Self.writeLinkHeader(index: Int32(truncatingIfNeeded: index), into: &writer)
             // Counters are most of a link reply and never read here.
-            request.appendAttribute(UInt16(IFLA_EXT_MASK), uint32: UInt32(RTEXT_FILTER_SKIP_STATS))
+            writer.attribute(UInt16(IFLA_EXT_MASK), uint32: UInt32(RTEXT_FILTER_SKIP_STATS))
         case .linkNamed(let name):
-            Self.appendLinkHeader(index: 0, to: &request)
-            request.appendAttribute(UInt16(IFLA_IFNAME), Array(name.utf8) + [0])
+            Self.writeLinkHeader(index: 0, into: &writer)
+            writer.attribute(UInt16(IFLA_IFNAME), name.utf8, nulTerminated: true)
         case .links:
-            Self.appendLinkHeader(index: 0, to: &request)
+            Self.writeLinkHeader(index: 0, into: &writer)
         case .addresses:
-            request.appendField(UInt64(0))  // struct ifaddrmsg, all zero: every family, every link
+            writer.field(UInt64(0))  // struct ifaddrmsg, all zero: every family, every link
         }
-        return request.finished()
     }
 
     /// struct ifinfomsg: family, padding, type, index, flags, change.
-    private static func appendLinkHeader(index: Int32, to request: inout NetlinkRequest) {
-        request.appendField(UInt8(AF_UNSPEC))
-        request.appendField(UInt8(0))
-        request.appendField(UInt16(0))
-        request.appendField(index)
-        request.appendField(UInt32(0))  // ifi_flags
-        request.appendField(UInt32(0))  // ifi_change
+    private static func writeLinkHeader(index: Int32, into writer: inout NetlinkWriter) {
+        writer.field(UInt8(AF_UNSPEC))
+        writer.field(UInt8(0))
+        writer.field(UInt16(0))
+        writer.field(index)
+        writer.field(UInt32(0))  // ifi_flags
+        writer.field(UInt32(0))  // ifi_change
     }
 }

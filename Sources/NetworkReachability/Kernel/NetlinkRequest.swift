@@ -1,8 +1,9 @@
 import CNetlink
 
-/// Builds one netlink request at the end of a buffer: header, fixed family header, attributes; the length is
-/// filled in last. Requests of a batch are written one after another into one reused buffer, so encoding
-/// allocates nothing once that buffer has grown.
+/// Builds one netlink request at the end of a buffer, field by field: header, fixed family header,
+/// attributes; the length is filled in last. For messages whose size is known up front, ``KernelRequest``
+/// sets the bytes aside once and writes them with ``NetlinkWriter`` directly; this builder grows the buffer
+/// per field, which suits requests put together piece by piece (tests, forged messages).
 struct NetlinkRequest {
     private(set) var bytes: [UInt8]
     /// Where this request starts in `bytes`.
@@ -13,11 +14,7 @@ struct NetlinkRequest {
     init(appendingTo buffer: consuming [UInt8], type: UInt16, flags: UInt16 = 0, sequence: UInt32) {
         bytes = consume buffer
         start = bytes.count
-        bytes.appendNative(UInt32(0))  // nlmsg_len, patched by `finished()`
-        bytes.appendNative(type)
-        bytes.appendNative(flags | UInt16(NLM_F_REQUEST))
-        bytes.appendNative(sequence)
-        bytes.appendNative(UInt32(0))  // nlmsg_pid: the kernel
+        write(NetlinkWriter.headerSize) { $0.header(length: 0, type: type, flags: flags, sequence: sequence) }
     }
 
     /// Starts a request in a buffer of its own, with a family header given as bytes.
@@ -28,34 +25,29 @@ struct NetlinkRequest {
 
     /// Appends one field of the family header (`rtmsg`, `ifinfomsg`…) in native byte order.
     mutating func appendField<Value: FixedWidthInteger>(_ value: Value) {
-        bytes.appendNative(value)
+        write(MemoryLayout<Value>.size) { $0.field(value) }
     }
 
-    /// Appends an attribute with a raw payload.
+    /// Appends an attribute with a raw payload, on an aligned offset.
     mutating func appendAttribute(_ type: UInt16, _ payload: [UInt8]) {
-        appendAttributeHeader(type, payloadLength: payload.count)
-        bytes.append(contentsOf: payload)
         padToAlignment()
+        write(NetlinkWriter.attributeSize(payloadLength: payload.count)) { $0.attribute(type, payload) }
     }
 
-    /// Appends an attribute holding a native-endian `UInt32`.
+    /// Appends an attribute holding a native-endian `UInt32`, on an aligned offset.
     mutating func appendAttribute(_ type: UInt16, uint32 value: UInt32) {
-        appendAttributeHeader(type, payloadLength: 4)
-        bytes.appendNative(value)
-    }
-
-    /// Starts an attribute on an aligned offset: its `rtattr` header, for a payload of `payloadLength` bytes.
-    private mutating func appendAttributeHeader(_ type: UInt16, payloadLength: Int) {
         padToAlignment()
-        bytes.appendNative(UInt16(Int(cnl_rta_header_length()) + payloadLength))
-        bytes.appendNative(type)
+        write(NetlinkWriter.attributeSize(payloadLength: 4)) { $0.attribute(type, uint32: value) }
     }
 
     /// The buffer with this request finished: padded, its length filled in.
     consuming func finished() -> [UInt8] {
         padToAlignment()
         let length = UInt32(bytes.count - start)
-        bytes.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: start, as: UInt32.self) }
+        bytes.withUnsafeMutableBytes { [start] in
+            var writer = NetlinkWriter($0, messageStart: start, offset: start)
+            writer.field(length)  // nlmsg_len comes first
+        }
         return bytes
     }
 
@@ -63,6 +55,16 @@ struct NetlinkRequest {
     var encoded: [UInt8] {
         let request = self
         return request.finished()
+    }
+
+    /// Appends `count` zero bytes and lets `body` write into them.
+    private mutating func write(_ count: Int, _ body: (inout NetlinkWriter) -> Void) {
+        let offset = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeMutableBytes { [start] in
+            var writer = NetlinkWriter($0, messageStart: start, offset: offset)
+            body(&writer)
+        }
     }
 
     private mutating func padToAlignment() {
