@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 
 @testable import NetworkReachability
@@ -16,6 +17,32 @@ struct IPAddressTests {
     ])
     func parsesAndFormatsLikeGlibc(input: String, formatted: String) throws {
         #expect(try IPAddress(input).description == formatted)
+    }
+
+    @Test func formatsEveryShapeExactlyAsGlibcDoes() {
+        // Given addresses whose groups are mostly zero runs, 0xffff and small or large values (every
+        // compression and dotted-quad case), from a fixed seed
+        var generator = SplitMix64(seed: 0x5EED)
+        for _ in 0..<20_000 {
+            let isIPv6 = generator.next() % 4 != 0
+            var bytes: [UInt8] = []
+            for _ in 0..<(isIPv6 ? 8 : 2) {
+                let word: UInt16 =
+                    switch generator.next() % 5 {
+                    case 0, 1: 0
+                    case 2: 0xFFFF
+                    case 3: UInt16(truncatingIfNeeded: generator.next() % 16)
+                    default: UInt16(truncatingIfNeeded: generator.next())
+                    }
+                bytes += [UInt8(word >> 8), UInt8(truncatingIfNeeded: word)]
+            }
+            // When ours and inet_ntop format it
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            _ = inet_ntop(isIPv6 ? AF_INET6 : AF_INET, bytes, &text, socklen_t(text.count))
+            let expected = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            // Then the texts are the same
+            #expect(IPAddress(bytes: bytes)?.description == expected, "\(bytes)")
+        }
     }
 
     @Test(arguments: [

@@ -191,19 +191,25 @@ extension Substring {
 // MARK: - Formatting
 
 extension IPAddress {
+    /// The dotted quad, as `inet_ntop` writes it.
     static func formatIPv4(_ bytes: ArraySlice<UInt8>) -> String {
-        bytes.map(String.init).joined(separator: ".")
+        // Written in place: at most 15 bytes, which a String keeps inline, without an allocation.
+        String(unsafeUninitializedCapacity: 15) { text in
+            var writer = ASCIIWriter(text)
+            writer.dottedQuad(bytes)
+            return writer.count
+        }
     }
 
     /// `inet_ntop` (glibc) layout: lowercase, the longest run of two or more zero groups
     /// compressed (the first on a tie), `::a.b.c.d` and `::ffff:a.b.c.d` kept as dotted quads.
     static func formatIPv6(_ bytes: [UInt8]) -> String {
-        let words = (0..<8).map { UInt16(bytes[2 * $0]) << 8 | UInt16(bytes[2 * $0 + 1]) }
+        func word(_ index: Int) -> UInt16 { UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]) }
         var bestStart = -1
         var bestLength = 0
         var runStart = -1
         for index in 0...8 {
-            if index < 8 && words[index] == 0 {
+            if index < 8 && word(index) == 0 {
                 if runStart < 0 { runStart = index }
             } else if runStart >= 0 {
                 let length = index - runStart
@@ -215,20 +221,64 @@ extension IPAddress {
             }
         }
         if bestLength < 2 { bestStart = -1 }
-        var text = ""
-        for index in 0..<8 {
-            if bestStart >= 0 && index >= bestStart && index < bestStart + bestLength {
-                if index == bestStart { text += ":" }
-                continue
+        // The longest text is eight full groups and seven colons: 39 bytes.
+        return String(unsafeUninitializedCapacity: 39) { text in
+            var writer = ASCIIWriter(text)
+            for index in 0..<8 {
+                if bestStart >= 0 && index >= bestStart && index < bestStart + bestLength {
+                    if index == bestStart { writer.character(":") }
+                    continue
+                }
+                if index != 0 { writer.character(":") }
+                if index == 6 && bestStart == 0 && (bestLength == 6 || (bestLength == 5 && word(5) == 0xFFFF)) {
+                    writer.dottedQuad(bytes[12..<16])
+                    break
+                }
+                writer.hexadecimal(word(index))
             }
-            if index != 0 { text += ":" }
-            if index == 6 && bestStart == 0 && (bestLength == 6 || (bestLength == 5 && words[5] == 0xFFFF)) {
-                text += formatIPv4(bytes[12..<16])
-                break
-            }
-            text += String(words[index], radix: 16)
+            if bestStart >= 0 && bestStart + bestLength == 8 { writer.character(":") }
+            return writer.count
         }
-        if bestStart >= 0 && bestStart + bestLength == 8 { text += ":" }
-        return text
+    }
+
+    /// Writes ASCII into a string's uninitialized storage, which is sized for the longest address text.
+    private struct ASCIIWriter {
+        private let text: UnsafeMutableBufferPointer<UInt8>
+        private(set) var count = 0
+
+        init(_ text: UnsafeMutableBufferPointer<UInt8>) { self.text = text }
+
+        mutating func character(_ character: Unicode.Scalar) {
+            text[count] = UInt8(ascii: character)
+            count += 1
+        }
+
+        mutating func dottedQuad(_ bytes: ArraySlice<UInt8>) {
+            for (position, byte) in bytes.enumerated() {
+                if position > 0 { character(".") }
+                decimal(byte)
+            }
+        }
+
+        mutating func decimal(_ value: UInt8) {
+            if value >= 100 { digit(value / 100) }
+            if value >= 10 { digit(value / 10 % 10) }
+            digit(value % 10)
+        }
+
+        /// Lowercase, without leading zeros.
+        mutating func hexadecimal(_ value: UInt16) {
+            var shift = 12
+            while shift > 0 && value >> UInt16(shift) == 0 { shift -= 4 }
+            while shift >= 0 {
+                digit(UInt8(truncatingIfNeeded: value >> UInt16(shift)) & 0xF)
+                shift -= 4
+            }
+        }
+
+        private mutating func digit(_ value: UInt8) {
+            text[count] = value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+            count += 1
+        }
     }
 }

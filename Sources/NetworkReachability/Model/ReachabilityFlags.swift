@@ -50,14 +50,22 @@ public struct ReachabilityFlags: OptionSet, Sendable, Hashable, CustomStringConv
     ///
     /// A destination behind a gateway on Ethernet is `-R -------`; no route at all is `-- -------`.
     public var flagsString: String {
-        func mark(_ flag: ReachabilityFlags, _ letter: Character) -> Character { contains(flag) ? letter : "-" }
-        return String([
-            mark(.isWWAN, "W"), mark(.reachable, "R"), " ",
-            mark(.transientConnection, "t"), mark(.connectionRequired, "c"), mark(.connectionOnTraffic, "C"),
-            mark(.interventionRequired, "i"), mark(.connectionOnDemand, "D"), mark(.isLocalAddress, "l"),
-            mark(.isDirect, "d"),
-        ])
+        let marks = Self.marks
+        // Ten ASCII bytes, written in place: a String keeps up to 15 inline, so this allocates nothing.
+        return String(unsafeUninitializedCapacity: marks.count) { text in
+            for (position, (flag, letter)) in marks.enumerated() {
+                text[position] = UInt8(ascii: flag.isEmpty || contains(flag) ? letter : "-")
+            }
+            return marks.count
+        }
     }
+
+    /// Each flag's letter in ``flagsString``, in order; the empty set stands for the space.
+    private static let marks: [(ReachabilityFlags, Unicode.Scalar)] = [
+        (.isWWAN, "W"), (.reachable, "R"), ([], " "), (.transientConnection, "t"), (.connectionRequired, "c"),
+        (.connectionOnTraffic, "C"), (.interventionRequired, "i"), (.connectionOnDemand, "D"),
+        (.isLocalAddress, "l"), (.isDirect, "d"),
+    ]
 
     /// Same as ``flagsString``.
     public var description: String { flagsString }
