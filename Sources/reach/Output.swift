@@ -5,14 +5,16 @@ import Glibc
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
 enum Output {
     static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
-        var bytes = Array(text.utf8)
-        bytes.append(UInt8(ascii: "\n"))
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }  // stdout closed: nothing more can be said
-            offset += written
+        var line = text
+        line += "\n"
+        line.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }  // stdout closed: nothing more can be said
+                offset += written
+            }
         }
     }
 

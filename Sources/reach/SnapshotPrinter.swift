@@ -20,41 +20,49 @@ struct SnapshotPrinter: Sendable {
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
     static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
-        var line = "\(target): "
+        // Gathered as UTF-8 bytes: appending to a String checks grapheme boundaries at every join, which
+        // cost more than everything else a line needs.
+        var line: [UInt8] = []
+        line.reserveCapacity(160)
+        func add(_ pieces: String...) {
+            for piece in pieces { line.append(contentsOf: piece.utf8) }
+        }
+        add(target, ": ")
         switch snapshot.status {
-        case .unknown: line += "unknown"
-        case .notReachable: line += "not reachable"
-        case .reachable(.wwan): line += "reachable on WWAN"
-        case .reachable(.ethernetOrWiFi): line += "reachable"
+        case .unknown: add("unknown")
+        case .notReachable: add("not reachable")
+        case .reachable(.wwan): add("reachable on WWAN")
+        case .reachable(.ethernetOrWiFi): add("reachable")
         }
         if let interface = snapshot.path.interface {
-            line += " via \(interface.type.rawValue) \(interface.name)"
+            add(" via ", interface.type.rawValue, " ", interface.name)
         }
         if let gateway = snapshot.path.gateway {
-            line += ", gateway \(gateway)"
+            add(", gateway ", gateway.description)
         }
         if let synthesized = snapshot.path.synthesizedAddress {
-            line += ", through NAT64 as \(synthesized)"
+            add(", through NAT64 as ", synthesized.description)
         }
         if let prefix = snapshot.path.nat64Prefixes.first {
-            line += ", NAT64 prefix \(NAT64PrefixRecord(prefix).text)"
+            add(", NAT64 prefix ", NAT64PrefixRecord(prefix).text)
         }
         if let host = snapshot.path.host {
             switch host.state {
-            case .pending: line += " (resolution pending)"
-            case .resolved: line += host.chosenAddress.map { " (address \($0))" } ?? " (no address)"
-            case .failed: line += " (resolution failed: \(host.failure ?? "unknown error"))"
-            case .timedOut: line += " (resolution timed out)"
+            case .pending: add(" (resolution pending)")
+            case .resolved: add(host.chosenAddress.map { " (address " + $0.description + ")" } ?? " (no address)")
+            case .failed: add(" (resolution failed: ", host.failure ?? "unknown error", ")")
+            case .timedOut: add(" (resolution timed out)")
             }
         }
         switch validation {
         case nil: break
-        case .validated?: line += ", validated"
-        case .captivePortal(let loginURL)?: line += ", captive portal" + (loginURL.map { " (log in at \($0))" } ?? "")
-        case .limited(let reason)?: line += ", limited (\(reason))"
-        case .notChecked?: line += ", not validated"
+        case .validated?: add(", validated")
+        case .captivePortal(let loginURL)?: add(", captive portal", loginURL.map { " (log in at " + $0 + ")" } ?? "")
+        case .limited(let reason)?: add(", limited (", reason, ")")
+        case .notChecked?: add(", not validated")
         }
-        return line + " [\(snapshot.flags.flagsString)]"
+        add(" [", snapshot.flags.flagsString, "]")
+        return String(decoding: line, as: UTF8.self)
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
