@@ -25,6 +25,52 @@ struct SynchronousReadInNamespaceTests {
         #expect(snapshot.path.sourceAddress?.description == TestNetwork.hostIPv4)
     }
 
+    @Test func aLinkChangeBetweenReadsArrivesWithTheNextAnswer() throws {
+        // Given the on-link gateway, read once (the route's link is learned)
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let gateway = try NetworkReachability(
+            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
+        #expect(try gateway.currentSnapshot().flags == [.reachable, .isDirect])
+        // When the link loses carrier (the route stays, so a connection is required; the kernel may announce it
+        // up to a second later)
+        try network.gatewayIP("link", "set", "rngw", "down")
+        var roundTrips: [Int] = []
+        let read = { () -> ReachabilityFlags? in
+            let before = backend.synchronousExchangeCount
+            defer { roundTrips.append(backend.synchronousExchangeCount - before) }
+            return try? gateway.currentSnapshot().flags
+        }
+        // Then a read sees it, the notification having come in with the route's answer on the same socket
+        #expect(eventually { read() == [.reachable, .connectionRequired, .isDirect] })
+        // And carrier back is seen the same way
+        try network.gatewayIP("link", "set", "rngw", "up")
+        #expect(eventually { read() == [.reachable, .isDirect] })
+        // And every read took one round trip: no drain, no link query
+        #expect(!roundTrips.isEmpty && roundTrips.allSatisfy { $0 == 1 })
+    }
+
+    @Test func aReadAfterTheLinkNotificationsOverflowedAsksAgainAndIsRight() throws {
+        // Given the gateway, read once, so the socket follows link notifications from now on
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let gateway = try NetworkReachability(
+            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
+        #expect(try gateway.currentSnapshot().flags == [.reachable, .isDirect])
+        // When thousands of link notifications arrive while nobody reads, far more than the socket holds
+        try network.flapLink("rn0", times: 1_500)
+        let before = backend.synchronousExchangeCount
+        let snapshot = try gateway.currentSnapshot()
+        // Then the lost reply was asked for again, once: the queue was emptied first, so the second reply was not
+        // dropped too (at most one more round trip follows, for the link the overflow made it forget)
+        #expect((2...3).contains(backend.synchronousExchangeCount - before))
+        // And the answer is the link as it is
+        #expect(snapshot.flags == [.reachable, .isDirect])
+        #expect(snapshot.path.interface?.name == "rn0")
+    }
+
     @Test func aRouteThatMovedStillGetsItsOwnLink() throws {
         let network = try TestNetwork()
         defer { network.remove() }

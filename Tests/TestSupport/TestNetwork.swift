@@ -125,6 +125,12 @@ public final class TestNetwork: @unchecked Sendable {
         try runBatch(lines)
     }
 
+    /// Sets `link` in the host namespace down and up again `times` times with one `ip -batch`, leaving it up:
+    /// two link notifications per flap, as fast as the kernel makes them.
+    public func flapLink(_ link: String, times: Int) throws {
+        try runBatch(Array(repeating: ["link set dev \(link) down", "link set dev \(link) up"], count: times).flatMap { $0 })
+    }
+
     private func runBatch(_ lines: [String]) throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-batch").path
         defer { try? FileManager.default.removeItem(atPath: file) }

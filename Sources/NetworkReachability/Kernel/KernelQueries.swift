@@ -4,11 +4,21 @@ import Glibc
 /// Request/response exchanges with the kernel over one reused socket, serialized by a lock.
 ///
 /// The socket opens on the first query and closes with ``close()`` or when the object is released.
+///
+/// With `followsLinks`, the same socket also carries the kernel's link notifications, and the queries keep the
+/// links they have seen exact from them (``followedLinks()``). A notification queues ahead of any later reply,
+/// so each exchange has read every change made before its answer: a synchronous read costs one `sendmsg` and
+/// one `recvmsg`, with no separate drain. A full queue drops replies too (`ENOBUFS`): the links are then
+/// forgotten and the requests asked again.
 final class KernelQueries: RouteQuerying {
     private struct State {
         var socket: NetlinkSocket?
         var sequence: UInt32 = 0
         var exchanges = 0
+        /// Exchanges and catch-ups so far: after each, `links` is as current as the moment it ended.
+        var refreshes = 0
+        /// With `followsLinks`, the links seen so far; links never asked about are not here.
+        var links: [Int: LinkMessage] = [:]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         /// The requests of the current exchange, encoded; kept to reuse its capacity.
         var batch: [UInt8] = []
@@ -20,10 +30,15 @@ final class KernelQueries: RouteQuerying {
     // Guarded by its lock: one exchange at a time.
     private let state = Locked(State())
     private let namespace: NetworkNamespace?
+    private let followsLinks: Bool
+    /// Seconds a socket that follows links waits for a reply before asking again.
+    private static let replyTimeout = 5
 
-    /// Makes a client whose socket opens in `namespace` (the caller's when `nil`).
-    init(namespace: NetworkNamespace?) {
+    /// Makes a client whose socket opens in `namespace` (the caller's when `nil`), subscribed to link
+    /// notifications when it `followsLinks`.
+    init(namespace: NetworkNamespace?, followsLinks: Bool = false) {
         self.namespace = namespace
+        self.followsLinks = followsLinks
     }
 
     // MARK: - Queries
@@ -59,6 +74,7 @@ final class KernelQueries: RouteQuerying {
         case .message(let message): RouteMessage(message).map(RouteAnswer.route) ?? answer
         case .failed(let code): .noRoute(errno: code)
         case .completed: answer
+        case .restarted: nil
         }
     }
 
@@ -82,25 +98,53 @@ final class KernelQueries: RouteQuerying {
         try dump(.addresses, AddressMessage.init)
     }
 
+    /// The links as this client follows them, for one read: the first link asked for catches up with the
+    /// notifications queued since the read began, unless an exchange of the read already did.
+    func followedLinks() -> FollowedLinks {
+        FollowedLinks(queries: self, since: state.withLock { $0.refreshes })
+    }
+
+    /// The link with `index` as notifications and earlier answers left it; asked for when not seen yet.
+    fileprivate func followedLink(index: Int, since refresh: Int) throws(ReachabilityError) -> LinkMessage? {
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> LinkMessage? in
+            if state.refreshes == refresh { try catchUp(&state) }
+            if let link = state.links[index] { return link }
+            var link: LinkMessage?
+            var failure: Int32?
+            try exchange(in: &state, 1, { _ in .link(index: index) }) { _, event in
+                switch event {
+                case .message(let message): link = LinkMessage(message)
+                case .failed(let code): failure = code
+                case .completed, .restarted: break
+                }
+            }
+            try Self.checkLinkReply(failure)
+            if let link { state.links[index] = link }
+            return link
+        }
+    }
+
     /// How many `sendmsg` round trips this client has made: each batch of requests counts once.
     var exchangeCount: Int { state.withLock { $0.exchanges } }
 
-    /// Closes the socket; the next query opens a new one.
+    /// Closes the socket; the next query opens a new one, with no links followed yet.
     func close() {
         state.withLock {
             $0.socket?.close()
             $0.socket = nil
+            $0.links = [:]
         }
     }
 
     // MARK: - Exchanges
 
     /// What an exchange hands its caller for one request: each message of the answer as it arrives, then
-    /// how the request ended.
+    /// how the request ended; or that it is asked again and what arrived so far no longer counts.
     private enum Event {
         case message(NetlinkMessage)
         case completed
         case failed(Int32)
+        case restarted
     }
 
     private func singleLink(_ request: KernelRequest) throws(ReachabilityError) -> LinkMessage? {
@@ -110,7 +154,7 @@ final class KernelQueries: RouteQuerying {
             switch event {
             case .message(let message): link = LinkMessage(message)
             case .failed(let code): failure = code
-            case .completed: break
+            case .completed, .restarted: break
             }
         }
         try Self.checkLinkReply(failure)
@@ -137,6 +181,10 @@ final class KernelQueries: RouteQuerying {
                     if let value = parse(message) { values.append(value) }
                 case .failed(let code): failure = code
                 case .completed: break
+                case .restarted:
+                    values = []
+                    interrupted = false
+                    failure = nil
                 }
             }
             if let failure { throw .systemCallFailed(call: "netlink dump \(request.type)", errno: failure) }
@@ -147,53 +195,132 @@ final class KernelQueries: RouteQuerying {
 
     /// Sends `count` requests in one `sendmsg` (the kernel handles each in turn and answers each), and hands
     /// every event of each to `handle` with the request's position as it arrives: its messages, then how it
-    /// ended. Messages are matched by sequence number; replies to older exchanges are skipped. Requests are
-    /// encoded into a buffer kept between exchanges, so a query allocates nothing for its request.
+    /// ended. Messages are matched by port id and sequence number; replies to older exchanges are skipped.
+    /// Requests are encoded into a buffer kept between exchanges, so a query allocates nothing for its request.
     private func exchange(
         _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
     ) throws(ReachabilityError) {
         try state.withLock { (state: inout State) throws(ReachabilityError) in
-            if state.socket == nil { state.socket = try NetlinkSocket(namespace: namespace) }
-            guard let socket = state.socket else { throw .malformedKernelReply("no socket") }
-            let first = state.sequence &+ 1
-            state.sequence &+= UInt32(count)
-            var batch = state.batch
-            state.batch = []
-            batch.removeAll(keepingCapacity: true)
-            state.isDump.removeAll(keepingCapacity: true)
-            state.isOpen.removeAll(keepingCapacity: true)
-            for position in 0..<count {
-                let request = request(position)
-                batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
-                state.isDump.append(request.isDump)
-                state.isOpen.append(true)
-            }
-            state.batch = batch
-            try socket.send(state.batch)
-            state.exchanges += 1
-            var open = count
-            while open > 0 {
-                guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else { continue }
-                guard datagram.senderPortID == 0 else { continue }
-                guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
-                _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
-                    let position = Int(message.sequence &- first)
-                    guard position >= 0, position < count, state.isOpen[position] else { return }
-                    let end: Event?
-                    if let code = message.errorCode {
-                        end = code == 0 ? .completed : .failed(-code)
-                    } else if message.isDone {
-                        end = .completed
-                    } else {
-                        handle(position, .message(message))
-                        end = state.isDump[position] ? nil : .completed
-                    }
-                    guard let end else { return }
-                    state.isOpen[position] = false
-                    open -= 1
-                    handle(position, end)
-                }
+            try exchange(in: &state, count, request, handle: handle)
+        }
+    }
+
+    private func exchange(
+        in state: inout State, _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
+    ) throws(ReachabilityError) {
+        // Only a socket that follows links can overflow; then a reply may be lost. The queue is emptied first:
+        // until it has been, the kernel drops further replies without saying so again. Then the requests are
+        // asked again under new sequence numbers (late answers to the old ones are skipped). A reply that has
+        // not come after `replyTimeout` is taken as lost the same way, so no drop unforeseen here can hang a read.
+        for attempt in 1...4 {
+            do throws(ReachabilityError) {
+                try exchangeOnce(in: &state, count, request, handle: handle)
+                return
+            } catch .systemCallFailed(_, let code) where (code == ENOBUFS || code == EAGAIN) && attempt < 4 {
+                try catchUp(&state)
+                state.links = [:]
+                for position in 0..<count { handle(position, .restarted) }
             }
         }
     }
+
+    private func exchangeOnce(
+        in state: inout State, _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
+    ) throws(ReachabilityError) {
+        let socket = try openSocket(&state)
+        let first = state.sequence &+ 1
+        state.sequence &+= UInt32(count)
+        var batch = state.batch
+        state.batch = []
+        batch.removeAll(keepingCapacity: true)
+        state.isDump.removeAll(keepingCapacity: true)
+        state.isOpen.removeAll(keepingCapacity: true)
+        for position in 0..<count {
+            let request = request(position)
+            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
+            state.isDump.append(request.isDump)
+            state.isOpen.append(true)
+        }
+        state.batch = batch
+        try socket.send(state.batch)
+        state.exchanges += 1
+        var open = count
+        while open > 0 {
+            guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else {
+                throw .systemCallFailed(call: "recvmsg(AF_NETLINK)", errno: EAGAIN)  // the reply timed out
+            }
+            guard datagram.senderPortID == 0 else { continue }
+            guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
+            _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
+                guard message.portID == socket.portID else { return follow(message, in: &state.links) }
+                let position = Int(message.sequence &- first)
+                guard position >= 0, position < count, state.isOpen[position] else { return }
+                let end: Event?
+                if let code = message.errorCode {
+                    end = code == 0 ? .completed : .failed(-code)
+                } else if message.isDone {
+                    end = .completed
+                } else {
+                    handle(position, .message(message))
+                    end = state.isDump[position] ? nil : .completed
+                }
+                guard let end else { return }
+                state.isOpen[position] = false
+                open -= 1
+                handle(position, end)
+            }
+        }
+        state.refreshes += 1
+    }
+
+    /// Reads, without waiting, the notifications queued since the last exchange.
+    private func catchUp(_ state: inout State) throws(ReachabilityError) {
+        let socket = try openSocket(&state)
+        while true {
+            do throws(ReachabilityError) {
+                guard case .completed(let datagram) = try socket.receive(into: &state.buffer, waiting: false) else { break }
+                guard datagram.senderPortID == 0 else { continue }
+                guard !datagram.isTruncated else {
+                    state.links = [:]  // a notification was cut: what it said is lost
+                    continue
+                }
+                _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
+                    if message.portID != socket.portID { follow(message, in: &state.links) }
+                }
+            } catch .systemCallFailed(_, let code) where code == ENOBUFS {
+                state.links = [:]
+            }
+        }
+        state.refreshes += 1
+    }
+
+    /// Applies a notification (a message not answering this socket) to the links followed.
+    private func follow(_ message: NetlinkMessage, in links: inout [Int: LinkMessage]) {
+        guard followsLinks, case .link(let link) = KernelMessage(message) else { return }
+        links[link.index] = link.isDeletion ? nil : link
+    }
+
+    private func openSocket(_ state: inout State) throws(ReachabilityError) -> NetlinkSocket {
+        if let socket = state.socket { return socket }
+        let socket = try NetlinkSocket(
+            groups: followsLinks ? cnl_link_group_mask() : 0, receiveTimeout: followsLinks ? Self.replyTimeout : nil,
+            namespace: namespace)
+        state.socket = socket
+        state.links = [:]
+        return socket
+    }
+}
+
+/// The links one synchronous read sees (see ``KernelQueries/followedLinks()``).
+struct FollowedLinks: LinkSource {
+    fileprivate let queries: KernelQueries
+    /// The queries' refresh count when the read began.
+    fileprivate let since: Int
+
+    func link(index: Int) throws(ReachabilityError) -> LinkMessage? {
+        try queries.followedLink(index: index, since: since)
+    }
+
+    /// Every link, from a dump (only the link-local target needs them all).
+    func allLinks() throws(ReachabilityError) -> [LinkMessage] { try queries.links() }
 }

@@ -5,7 +5,6 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
-    private let links: LinkCache
     private let hosts = HostDirectory()
     private let provisioning = ProvisioningDirectory()
     package let monitor: ReachabilityMonitor
@@ -18,8 +17,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     package init(namespace: NetworkNamespace? = nil, sysfsRoot: String = "/sys", receiveBufferSize: Int? = nil) {
         let classifier = InterfaceClassifier(sysfsRoot: sysfsRoot)
         self.classifier = classifier
-        queries = KernelQueries(namespace: namespace)
-        links = LinkCache(queries: queries, namespace: namespace)
+        queries = KernelQueries(namespace: namespace, followsLinks: true)
         let hosts = hosts
         let provisioning = provisioning
         monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
@@ -37,7 +35,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
         try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
 
-    /// One round trip per route lookup: links come from a cache that link notifications keep exact.
+    /// One round trip per route lookup: links come from the notifications the same socket carries.
     package func evaluate(
         _ target: ReachabilityTarget, resolutionTimeout: Duration
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
@@ -46,7 +44,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
         TargetEvaluator(
-            queries: queries, links: links, classifier: classifier,
+            queries: queries, links: queries.followedLinks(), classifier: classifier,
             hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: resolutionTimeout, refresh: true) },
             provisioning: provisioning)
     }

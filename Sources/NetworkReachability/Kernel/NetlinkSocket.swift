@@ -14,6 +14,8 @@ final class NetlinkSocket {
     }
 
     let descriptor: Int32
+    /// The port id the kernel gave the socket when it was bound: replies to its requests carry it.
+    let portID: UInt32
     private var isClosed = false
 
     /// Opens and binds a socket, inside `namespace` when one is given.
@@ -22,14 +24,17 @@ final class NetlinkSocket {
     ///   - groups: the legacy multicast group mask to subscribe to, 0 for a request socket.
     ///   - nonBlocking: `SOCK_NONBLOCK`, for sockets drained after `poll`.
     ///   - receiveBufferSize: `SO_RCVBUF` in bytes, when set.
+    ///   - receiveTimeout: `SO_RCVTIMEO` in seconds, when set: a receive that waits longer would block.
     init(
-        groups: UInt32 = 0, nonBlocking: Bool = false, receiveBufferSize: Int? = nil,
+        groups: UInt32 = 0, nonBlocking: Bool = false, receiveBufferSize: Int? = nil, receiveTimeout: Int? = nil,
         namespace: NetworkNamespace? = nil
     ) throws(ReachabilityError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let open = { () throws(ReachabilityError) -> Int32 in
             try SystemCall.run("socket(AF_NETLINK)") { socket(AF_NETLINK, type, NETLINK_ROUTE) }
         }
+        // Bound to a local until the socket is ready: the set-up closures must not capture a half-made self.
+        let descriptor: Int32
         if let namespace {
             descriptor = try namespace.perform(open)
         } else {
@@ -39,6 +44,12 @@ final class NetlinkSocket {
             if var size = receiveBufferSize.map(Int32.init) {
                 try SystemCall.run("setsockopt(SO_RCVBUF)") {
                     setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                }
+            }
+            if let receiveTimeout {
+                var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+                try SystemCall.run("setsockopt(SO_RCVTIMEO)") {
+                    setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
                 }
             }
             var address = sockaddr_nl()
@@ -51,10 +62,18 @@ final class NetlinkSocket {
                     }
                 }
             }
+            var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
+            try SystemCall.run("getsockname(AF_NETLINK)") {
+                withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+                }
+            }
+            portID = address.nl_pid
         } catch {
             SystemCall.close(descriptor)
             throw error
         }
+        self.descriptor = descriptor
     }
 
     deinit { close() }
@@ -74,10 +93,11 @@ final class NetlinkSocket {
         }
     }
 
-    /// Receives one datagram into `buffer`; ``SystemCall/Outcome/wouldBlock`` on a drained non-blocking socket.
+    /// Receives one datagram into `buffer`; ``SystemCall/Outcome/wouldBlock`` on a drained non-blocking socket,
+    /// or on any socket with `waiting` false (`MSG_DONTWAIT`).
     ///
     /// Throws `ENOBUFS` as ``ReachabilityError/systemCallFailed(call:errno:)`` when the socket overflowed.
-    func receive(into buffer: inout [UInt8]) throws(ReachabilityError) -> SystemCall.Outcome<Datagram> {
+    func receive(into buffer: inout [UInt8], waiting: Bool = true) throws(ReachabilityError) -> SystemCall.Outcome<Datagram> {
         var sender = sockaddr_nl()
         var flags: Int32 = 0
         let outcome = try SystemCall.runNonBlocking("recvmsg(AF_NETLINK)") { () -> Int in
@@ -90,7 +110,7 @@ final class NetlinkSocket {
                         header.msg_namelen = socklen_t(MemoryLayout<sockaddr_nl>.size)
                         header.msg_iov = vectorPointer
                         header.msg_iovlen = 1
-                        let count = recvmsg(descriptor, &header, 0)
+                        let count = recvmsg(descriptor, &header, waiting ? 0 : Int32(MSG_DONTWAIT))
                         flags = header.msg_flags
                         return count
                     }
