@@ -6,14 +6,21 @@ import TestSupport
 /// Reading the state once, through the library, against the real kernel in a namespace.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
 struct SynchronousReadInNamespaceTests {
-    @Test func readingAnAddressAgainCostsOneKernelRoundTrip() throws {
-        // Given a reachability object for the on-link gateway, read once (the route's link is learned)
-        let network = try TestNetwork()
-        defer { network.remove() }
+    /// A backend of its own in `network`, and the on-link gateway as a target, read once: the query socket is
+    /// open and the route's link learned.
+    private func gatewayReadOnce(in network: TestNetwork) throws -> (LinuxRoutingBackend, NetworkReachability) {
         let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
         let gateway = try NetworkReachability(
             target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
         #expect(try gateway.currentSnapshot().flags == [.reachable, .isDirect])
+        return (backend, gateway)
+    }
+
+    @Test func readingAnAddressAgainCostsOneKernelRoundTrip() throws {
+        // Given a reachability object for the on-link gateway, read once (the route's link is learned)
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (backend, gateway) = try gatewayReadOnce(in: network)
         // When it is read again
         let before = backend.synchronousExchangeCount
         let snapshot = try gateway.currentSnapshot()
@@ -29,10 +36,7 @@ struct SynchronousReadInNamespaceTests {
         // Given the on-link gateway, read once (the route's link is learned)
         let network = try TestNetwork()
         defer { network.remove() }
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let gateway = try NetworkReachability(
-            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
-        #expect(try gateway.currentSnapshot().flags == [.reachable, .isDirect])
+        let (backend, gateway) = try gatewayReadOnce(in: network)
         // When the link loses carrier (the route stays, so a connection is required; the kernel may announce it
         // up to a second later)
         try network.gatewayIP("link", "set", "rngw", "down")
@@ -55,10 +59,7 @@ struct SynchronousReadInNamespaceTests {
         // Given the gateway, read once, so the socket follows link notifications from now on
         let network = try TestNetwork()
         defer { network.remove() }
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let gateway = try NetworkReachability(
-            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
-        #expect(try gateway.currentSnapshot().flags == [.reachable, .isDirect])
+        let (backend, gateway) = try gatewayReadOnce(in: network)
         // When thousands of link notifications arrive while nobody reads, far more than the socket holds
         try network.flapLink("rn0", times: 1_500)
         let before = backend.synchronousExchangeCount
