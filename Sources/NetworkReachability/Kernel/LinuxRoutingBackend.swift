@@ -45,7 +45,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
         TargetEvaluator(
             queries: queries, links: queries.followedLinks(), classifier: classifier,
-            hostResolution: { [hosts] in hosts.resolution(of: $0, timeout: resolutionTimeout, refresh: true) },
+            hostResolution: .init(hosts: hosts, timeout: resolutionTimeout, refresh: true),
             provisioning: provisioning)
     }
 }

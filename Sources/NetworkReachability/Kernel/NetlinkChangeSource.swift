@@ -104,9 +104,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         TargetEvaluator(
             queries: queries, links: links, classifier: classifier,
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
-            hostResolution: { [hosts] in
-                hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false)
-            },
+            hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false),
             provisioning: provisioning, probeMemo: probeMemo
         ).evaluate(targets)
     }

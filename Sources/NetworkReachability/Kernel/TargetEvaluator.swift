@@ -10,12 +10,25 @@ struct TargetEvaluator {
     let links: any LinkSource
     let classifier: any InterfaceClassifying
     /// The latest resolution of a host name (the monitor's view, or a synchronous read's).
-    let hostResolution: (HostName) -> HostResolution
+    let hostResolution: HostLookup
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
     /// The monitor's answers to the internet probes for the current pass, so thousands of unrouted IPv4
     /// targets ask them once, not once each; `nil` on the synchronous path.
     var probeMemo: ProbeMemo? = nil
+
+    /// Where and how host names are looked up: a value, where a closure would cost every read an allocation.
+    struct HostLookup {
+        let hosts: HostDirectory
+        /// How long a resolution may take before it counts as timed out.
+        let timeout: Duration
+        /// Whether asking starts a fresh resolution (a synchronous read) or takes the latest (the monitor).
+        let refresh: Bool
+
+        func callAsFunction(_ name: HostName) -> HostResolution {
+            hosts.resolution(of: name, timeout: timeout, refresh: refresh)
+        }
+    }
 
     /// Holds the internet probes' answers until the monitor's next pass clears them.
     final class ProbeMemo {

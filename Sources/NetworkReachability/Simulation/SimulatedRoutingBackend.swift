@@ -45,7 +45,7 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     ) -> TargetEvaluator {
         TargetEvaluator(
             queries: kernel, links: kernel, classifier: kernel,
-            hostResolution: { hosts.resolution(of: $0, timeout: NetworkReachability.defaultResolutionTimeout, refresh: refresh) },
+            hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: refresh),
             provisioning: provisioning)
     }
 
