@@ -109,16 +109,7 @@ final class KernelQueries: RouteQuerying {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> LinkMessage? in
             if state.refreshes == refresh { try catchUp(&state) }
             if let link = state.links[index] { return link }
-            var link: LinkMessage?
-            var failure: Int32?
-            try exchange(in: &state, 1, { _ in .link(index: index) }) { _, event in
-                switch event {
-                case .message(let message): link = LinkMessage(message)
-                case .failed(let code): failure = code
-                case .completed, .restarted: break
-                }
-            }
-            try Self.checkLinkReply(failure)
+            let link = try singleLink(.link(index: index), in: &state)
             if let link { state.links[index] = link }
             return link
         }
@@ -148,9 +139,14 @@ final class KernelQueries: RouteQuerying {
     }
 
     private func singleLink(_ request: KernelRequest) throws(ReachabilityError) -> LinkMessage? {
+        try state.withLock { (state: inout State) throws(ReachabilityError) in try singleLink(request, in: &state) }
+    }
+
+    /// One link request and its answer, with the lock already held.
+    private func singleLink(_ request: KernelRequest, in state: inout State) throws(ReachabilityError) -> LinkMessage? {
         var link: LinkMessage?
         var failure: Int32?
-        try exchange(1, { _ in request }) { _, event in
+        try exchange(in: &state, 1, { _ in request }) { _, event in
             switch event {
             case .message(let message): link = LinkMessage(message)
             case .failed(let code): failure = code
