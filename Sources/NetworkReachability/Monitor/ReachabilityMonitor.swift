@@ -339,10 +339,10 @@ package final class ReachabilityMonitor: Sendable {
 
     private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message) {
         let loggers = state.withLock { state -> [String: Logger] in
-            // Most passes log at debug level with nobody listening: answer that without building anything.
-            guard state.loggers.values.contains(where: { $0.logLevel <= level }) else { return [:] }
-            return Dictionary(
-                state.loggers.values.filter { $0.logLevel <= level }.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
+            // Most passes log at debug level with nobody listening: then nothing more is built.
+            let listening = state.loggers.values.filter { $0.logLevel <= level }
+            guard !listening.isEmpty else { return [:] }
+            return Dictionary(listening.map { ($0.label, $0) }, uniquingKeysWith: { a, _ in a })
         }
         guard !loggers.isEmpty else { return }
         let text = message()
