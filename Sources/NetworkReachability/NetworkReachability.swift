@@ -201,7 +201,7 @@ public final class NetworkReachability: Sendable {
     public var updates: AsyncStream<ReachabilitySnapshot> {
         AsyncStream { continuation in
             do {
-                let id = try hub.add(deduplication: .snapshot) { _, snapshot in
+                let id = try hub.add(deduplication: .snapshot) { _, snapshot, _ in
                     continuation.yield(snapshot)
                 } finish: {
                     continuation.finish()
@@ -219,11 +219,8 @@ public final class NetworkReachability: Sendable {
         slot: String, onQueue queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
     ) -> Bool {
         do {
-            try hub.add(slot: slot, deduplication: .flags) { [hub] id, snapshot in
-                queue.async {
-                    guard hub.contains(id) else { return }
-                    deliver(snapshot)
-                }
+            try hub.add(slot: slot, deduplication: .flags) { [hub] id, snapshot, batch in
+                batch.add(DeliveryBatch.Delivery(hub: hub, consumer: id, deliver: deliver, snapshot: snapshot), on: queue)
             }
             return true
         } catch {
@@ -240,7 +237,7 @@ public final class NetworkReachability: Sendable {
     package func addImmediateConsumer(
         slot: String, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) {
-        try hub.add(slot: slot, deduplication: .snapshot, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
+        try hub.add(slot: slot, deduplication: .snapshot, deliver: { _, snapshot, _ in deliver(snapshot) }, finish: finish)
     }
 
     /// Removes the consumer in `slot`.
@@ -257,7 +254,7 @@ public final class NetworkReachability: Sendable {
         finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) -> UInt64 {
         try hub.add(
-            deduplication: everyPathChange ? .snapshot : .flags, deliver: { _, snapshot in deliver(snapshot) }, finish: finish)
+            deduplication: everyPathChange ? .snapshot : .flags, deliver: { _, snapshot, _ in deliver(snapshot) }, finish: finish)
     }
 
     /// Removes a consumer added by ``observe(everyPathChange:deliver:finish:)``; safe from any thread, a

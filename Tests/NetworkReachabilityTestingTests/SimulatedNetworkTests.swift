@@ -158,6 +158,50 @@ struct SimulatedNetworkTests {
         reachability.stopListening()
     }
 
+    @Test func objectsSharingQueuesEachHearEveryChangeInOrder() throws {
+        let network = try wifiNetwork()
+        let queues = [DispatchQueue(label: "first"), DispatchQueue(label: "second")]
+        let heard = (0..<40).map { _ in Recorder<NetworkReachabilityStatus>() }
+        let objects = try (0..<40).map { index in
+            let reachability = try NetworkReachability(address: "198.51.100.\(index + 1)", network: network)
+            reachability.startListening(onQueue: queues[index % 2]) { heard[index].append($0) }
+            return reachability
+        }
+        network.settle()
+        network.removeDefaultRoutes()
+        try network.addDefaultRoute(via: "192.168.1.1")
+        for queue in queues { queue.sync {} }
+        let expected: [NetworkReachabilityStatus] = [.reachable(.ethernetOrWiFi), .notReachable, .reachable(.ethernetOrWiFi)]
+        #expect(heard.allSatisfy { $0.values == expected })
+        for reachability in objects { reachability.stopListening() }
+    }
+
+    @Test func anObjectStoppedByAnEarlierDeliveryOfTheSamePassHearsNothingMore() throws {
+        let network = try wifiNetwork()
+        let queue = DispatchQueue(label: "listener")
+        let first = try NetworkReachability(address: "198.51.100.1", network: network)
+        let second = try NetworkReachability(address: "198.51.100.2", network: network)
+        let heard = Recorder<String>()
+        // Whichever hears the loss first stops the other, whose delivery is already in the same block.
+        first.startListening(onQueue: queue) { [second] status in
+            heard.append("first \(status)")
+            if status == .notReachable { second.stopListening() }
+        }
+        second.startListening(onQueue: queue) { [first] status in
+            heard.append("second \(status)")
+            if status == .notReachable { first.stopListening() }
+        }
+        network.settle()
+        queue.sync {}
+        #expect(heard.values.count == 2)
+        network.removeDefaultRoutes()
+        queue.sync {}
+        #expect(heard.values.count == 3)
+        #expect(heard.values.last?.hasSuffix("notReachable") == true)
+        first.stopListening()
+        second.stopListening()
+    }
+
     @Test func updatesHaveEachSnapshotBufferedWhenTheChangeReturns() async throws {
         let network = try wifiNetwork()
         let reachability = try NetworkReachability(network: network)

@@ -14,8 +14,9 @@ final class ListenerHub: Sendable {
         case snapshot
     }
 
-    /// Called on the monitor's thread with the consumer's id; must not block.
-    typealias Deliver = @Sendable (_ consumer: UInt64, ReachabilitySnapshot) -> Void
+    /// Called on the monitor's thread with the consumer's id; must not block. A delivery to a dispatch queue
+    /// goes into the batch, which is sent when the pass (or the initial delivery) is over.
+    typealias Deliver = @Sendable (_ consumer: UInt64, ReachabilitySnapshot, DeliveryBatch) -> Void
 
     private struct Consumer {
         var deduplication: Deduplication
@@ -80,8 +81,8 @@ final class ListenerHub: Sendable {
                 state.registration = try monitor.register(
                     target, resolutionTimeout: resolutionTimeout, logger: logger,
                     onFailure: { [weak self] error in self?.fail(error, registration: hubID) }
-                ) { [weak self] snapshot in
-                    self?.receive(snapshot, registration: hubID)
+                ) { [weak self] snapshot, batch in
+                    self?.receive(snapshot, registration: hubID, batch: batch)
                 }
                 state.registrationTag = hubID
                 state.failure = nil
@@ -94,7 +95,11 @@ final class ListenerHub: Sendable {
             if let slot { state.slots[slot] = id }
             return (id, initial)
         }
-        if let initial { deliver(id, initial) }
+        if let initial {
+            let batch = DeliveryBatch()
+            deliver(id, initial, batch)
+            batch.send()
+        }
         return id
     }
 
@@ -153,7 +158,7 @@ final class ListenerHub: Sendable {
         for consumer in consumers { consumer.finish?() }
     }
 
-    private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64) {
+    private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64, batch: DeliveryBatch) {
         let deliveries: [(Deliver, UInt64)] = state.withLock { state in
             guard state.registrationTag == tag else { return [] }
             state.latest = snapshot
@@ -169,7 +174,7 @@ final class ListenerHub: Sendable {
             }
             return deliveries
         }
-        for (deliver, id) in deliveries { deliver(id, snapshot) }
+        for (deliver, id) in deliveries { deliver(id, snapshot, batch) }
     }
 
     private static func takeRegistration(_ state: inout State) -> UInt64? {

@@ -7,8 +7,9 @@ import Logging
 /// from the last one it heard. The subscription opens with the first registration and closes, with every
 /// descriptor, when the last one leaves.
 package final class ReachabilityMonitor: Sendable {
-    /// Receives evaluated snapshots on the monitor's thread; must return quickly and never block.
-    package typealias Sink = @Sendable (ReachabilitySnapshot) -> Void
+    /// Receives evaluated snapshots on the monitor's thread; must return quickly and never block. Deliveries to
+    /// dispatch queues go into the pass's batch, sent once every sink of the pass has been called.
+    package typealias Sink = @Sendable (ReachabilitySnapshot, DeliveryBatch) -> Void
     /// Told once, on the monitor's thread, that the subscription failed for good and the registration is gone.
     package typealias FailureHandler = @Sendable (ReachabilityError) -> Void
 
@@ -308,7 +309,9 @@ package final class ReachabilityMonitor: Sendable {
             }
             return deliveries
         }
-        for (sink, snapshot) in deliveries { sink(snapshot) }
+        let batch = DeliveryBatch()
+        for (sink, snapshot) in deliveries { sink(snapshot, batch) }
+        batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
         for case (_, .host(let name)) in due { hosts.beginResolving(name) }
     }
