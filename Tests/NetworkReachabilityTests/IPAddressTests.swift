@@ -66,6 +66,40 @@ struct IPAddressTests {
         #expect(IPAddress(bytes: [1, 2, 3, 4], zone: "eth0")?.zone == nil)
     }
 
+    @Test func zonesOfUpToFifteenBytesAreKeptExactly() throws {
+        let longest = "abcdefghijklmno"
+        #expect(try IPAddress("fe80::1%\(longest)").zone == longest)
+        #expect(try IPAddress("fe80::1%7").zone == "7")
+        #expect(try IPAddress("fe80::1%eth0").description == "fe80::1%eth0")
+        #expect(throws: ReachabilityError.self) { try IPAddress("fe80::1%\(longest)p") }
+        #expect(IPAddress(bytes: [UInt8](repeating: 0, count: 16), zone: longest + "p") == nil)
+        #expect(IPAddress(bytes: [UInt8](repeating: 0, count: 16), zone: "")?.zone == nil)
+        #expect(try IPAddress("fe80::1%eth0") != IPAddress("fe80::1%eth1"))
+        #expect(try IPAddress("fe80::1%eth0") != IPAddress("fe80::1"))
+        #expect(try Set([IPAddress("fe80::1%eth0"), IPAddress("fe80::1%eth0"), IPAddress("fe80::1")]).count == 2)
+    }
+
+    @Test func bytesByteOrderAndWidthAgreeWithTheArrayForm() {
+        var generator = SplitMix64(seed: 0xB17E5)
+        for _ in 0..<5_000 {
+            let width = Bool.random(using: &generator) ? 4 : 16
+            // Mostly shared leading bytes, so that comparisons reach the second word.
+            let first = (0..<width).map { _ in UInt8.random(in: 0...2, using: &generator) }
+            let second = (0..<width).map { _ in UInt8.random(in: 0...2, using: &generator) }
+            guard let a = IPAddress(bytes: first), let b = IPAddress(bytes: second) else {
+                Issue.record("\(first) or \(second) refused")
+                return
+            }
+            #expect(a.bytes == first)
+            #expect(a.byteCount == width)
+            #expect((0..<width).map { a[byte: $0] } == first)
+            #expect(a.withUnsafeBytes { Array($0) } == first)
+            #expect(a.precedesInByteOrder(b) == first.lexicographicallyPrecedes(second))
+            #expect((a == b) == (first == second))
+            #expect(IPAddress(networkOrder: first[...]) == a)
+        }
+    }
+
     @Test func targetsParseTheCommandWords() throws {
         #expect(try ReachabilityTarget(parsing: "internet") == .internet)
         #expect(try ReachabilityTarget(parsing: "link-local") == .linkLocal)

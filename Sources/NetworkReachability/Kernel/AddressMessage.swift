@@ -25,7 +25,7 @@ struct AddressMessage: Sendable, Equatable {
             let index = message.payload.uint32(at: 4),
             let attributes = message.attributes(afterHeaderOfLength: Int(cnl_ifaddrmsg_length())),
             let raw = attributes.payload(UInt16(IFA_LOCAL)) ?? attributes.payload(UInt16(IFA_ADDRESS)),
-            let address = IPAddress(bytes: Array(raw))
+            let address = IPAddress(networkOrder: raw)
         else { return nil }
         interfaceIndex = Int(index)
         self.prefixLength = prefixLength

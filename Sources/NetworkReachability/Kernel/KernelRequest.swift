@@ -55,8 +55,8 @@ enum KernelRequest {
         switch self {
         case .route(let destination, let source, let interfaceIndex):
             familyHeader = Int(cnl_rtmsg_length())
-            attributes += attribute(destination.bytes.count)
-            if let source { attributes += attribute(source.bytes.count) }
+            attributes += attribute(destination.byteCount)
+            if let source { attributes += attribute(source.byteCount) }
             if interfaceIndex != nil { attributes += attribute(4) }
         case .link:
             familyHeader = Int(cnl_ifinfomsg_length())
@@ -76,7 +76,7 @@ enum KernelRequest {
     private func write(into writer: inout NetlinkWriter) {
         switch self {
         case .route(let destination, let source, let interfaceIndex):
-            let fullLength = UInt8(destination.bytes.count * 8)
+            let fullLength = UInt8(destination.byteCount * 8)
             // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags
             writer.field(destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6))
             writer.field(fullLength)
@@ -84,8 +84,8 @@ enum KernelRequest {
             writer.field(UInt32(0))  // tos, table, protocol, scope
             writer.field(UInt8(0))  // type
             writer.field(UInt32(0))  // flags
-            writer.attribute(UInt16(RTA_DST.rawValue), destination.bytes)
-            if let source { writer.attribute(UInt16(RTA_SRC.rawValue), source.bytes) }
+            writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
+            if let source { writer.attribute(UInt16(RTA_SRC.rawValue), address: source) }
             if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
         case .link(let index):
             Self.writeLinkHeader(index: Int32(truncatingIfNeeded: index), into: &writer)

@@ -56,6 +56,11 @@ struct NetlinkWriter {
         offset = end
     }
 
+    /// Stores an attribute holding `address`'s network-order bytes.
+    mutating func attribute(_ type: UInt16, address: IPAddress) {
+        address.withUnsafeBytes { attribute(type, $0) }
+    }
+
     /// Stores an attribute holding a native-endian `UInt32`.
     mutating func attribute(_ type: UInt16, uint32 value: UInt32) {
         alignAttribute()

@@ -82,11 +82,11 @@ struct RouteMessage: Sendable, Equatable {
             seen |= 1 << attribute.type
             switch attribute.type {
             case UInt16(RTA_TABLE.rawValue): if let value = attribute.payload.uint32(at: 0) { self.table = value }
-            case UInt16(RTA_DST.rawValue): destination = IPAddress(bytes: Array(attribute.payload))
-            case UInt16(RTA_GATEWAY.rawValue): gateway = IPAddress(bytes: Array(attribute.payload))
+            case UInt16(RTA_DST.rawValue): destination = IPAddress(networkOrder: attribute.payload)
+            case UInt16(RTA_GATEWAY.rawValue): gateway = IPAddress(networkOrder: attribute.payload)
             case UInt16(RTA_VIA.rawValue) where attribute.payload.count > 2:
-                via = IPAddress(bytes: Array(attribute.payload.dropFirst(2)))  // struct rtvia: family, then the address
-            case UInt16(RTA_PREFSRC.rawValue): preferredSource = IPAddress(bytes: Array(attribute.payload))
+                via = IPAddress(networkOrder: attribute.payload.dropFirst(2))  // struct rtvia: family, then the address
+            case UInt16(RTA_PREFSRC.rawValue): preferredSource = IPAddress(networkOrder: attribute.payload)
             case UInt16(RTA_OIF.rawValue): outputInterface = attribute.payload.uint32(at: 0).map(Int.init)
             default: break
             }

@@ -147,13 +147,13 @@ enum SystemCall {
         switch Int32(socketAddress.pointee.sa_family) {
         case AF_INET:
             return socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                withUnsafeBytes(of: pointer.pointee.sin_addr) { IPAddress(bytes: Array($0)) }
+                withUnsafeBytes(of: pointer.pointee.sin_addr) { IPAddress(networkOrder: $0) }
             }
         case AF_INET6:
             return socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
                 let scope = pointer.pointee.sin6_scope_id
                 return withUnsafeBytes(of: pointer.pointee.sin6_addr) {
-                    IPAddress(bytes: Array($0), zone: scope == 0 ? nil : String(scope))
+                    IPAddress(networkOrder: $0, zone: scope == 0 ? nil : String(scope))
                 }
             }
         default:

@@ -13,11 +13,21 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case ipv6
     }
 
-    /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
-    public let bytes: [UInt8]
+    /// The address family.
+    public let family: Family
 
-    /// The IPv6 zone as written after `%` (an interface name or index), or `nil`.
-    public let zone: String?
+    /// Bytes 0–7 and 8–15 as big-endian integers, so that numeric order is byte order; IPv4 fills the top four
+    /// bytes of `head`. Everything is held inline, the zone too: as an array and a string, every address cost a
+    /// heap allocation and every copy reference counting, on every route lookup.
+    private let head: UInt64
+    private let tail: UInt64
+    /// The zone's UTF-8 bytes packed the same way, and how many there are (0: no zone).
+    private let zoneHead: UInt64
+    private let zoneTail: UInt64
+    private let zoneLength: UInt8
+
+    /// The longest zone: an interface name (`IFNAMSIZ` less its NUL) or index is never longer.
+    static let maximumZoneLength = 15
 
     /// The longest text accepted: an IPv6 address with a maximal dotted quad (45) and a zone.
     static let maximumTextLength = 45 + 1 + 255
@@ -42,62 +52,126 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             if let percent = text.firstIndex(of: "%") {
                 addressPart = text[..<percent]
                 let zoneText = text[text.index(after: percent)...]
-                guard !zoneText.isEmpty, zoneText.utf8.count < 16, !zoneText.contains("%"), !zoneText.contains("/")
+                guard !zoneText.isEmpty, zoneText.utf8.count <= Self.maximumZoneLength, !zoneText.contains("%"), !zoneText.contains("/")
                 else { throw .invalidAddress(text, reason: "invalid zone") }
                 zone = String(zoneText)
             }
-            guard let bytes = Self.parseIPv6(addressPart) else {
+            guard let bytes = Self.parseIPv6(addressPart), let address = IPAddress(networkOrder: bytes, zone: zone) else {
                 throw .invalidAddress(text, reason: "not an IPv6 address")
             }
-            self.bytes = bytes
-            self.zone = zone
+            self = address
         } else {
-            guard let bytes = Self.parseIPv4(Substring(text)) else {
+            guard let bytes = Self.parseIPv4(Substring(text)), let address = IPAddress(networkOrder: bytes) else {
                 throw .invalidAddress(text, reason: "not an IPv4 address")
             }
-            self.bytes = bytes
-            self.zone = nil
+            self = address
         }
     }
 
-    /// Makes an address from raw network-order bytes: 4 for IPv4, 16 for IPv6; `nil` for any other count.
+    /// Makes an address from raw network-order bytes: 4 for IPv4, 16 for IPv6.
+    ///
+    /// - Parameters:
+    ///   - bytes: the address in network byte order.
+    ///   - zone: for IPv6, an interface name or index; ignored for IPv4, and an empty zone is no zone.
+    /// - Returns: `nil` for any other count of bytes, or a zone longer than 15 bytes (no interface name or
+    ///   index is longer).
     public init?(bytes: [UInt8], zone: String? = nil) {
-        guard bytes.count == 4 || bytes.count == 16 else { return nil }
-        self.bytes = bytes
-        self.zone = bytes.count == 16 ? zone : nil
+        self.init(networkOrder: bytes, zone: zone)
+    }
+
+    /// Makes an address from network-order bytes in any collection (a kernel attribute's slice, a buffer),
+    /// without copying them into an array first; `nil` unless there are 4 or 16 and the zone fits. Only IPv6
+    /// keeps a zone.
+    init?(networkOrder bytes: some Collection<UInt8>, zone: String? = nil) {
+        let count = bytes.count
+        guard count == 4 || count == 16 else { return nil }
+        let (head, tail) = Self.pack(bytes)
+        var zoneHead: UInt64 = 0
+        var zoneTail: UInt64 = 0
+        var zoneLength = 0
+        if count == 16, let zone {
+            zoneLength = zone.utf8.count
+            guard zoneLength <= Self.maximumZoneLength else { return nil }
+            (zoneHead, zoneTail) = Self.pack(zone.utf8)
+        }
+        self.init(
+            head: head, tail: tail, family: count == 4 ? .ipv4 : .ipv6, zoneHead: zoneHead, zoneTail: zoneTail,
+            zoneLength: UInt8(zoneLength))
+    }
+
+    private init(head: UInt64, tail: UInt64, family: Family, zoneHead: UInt64, zoneTail: UInt64, zoneLength: UInt8) {
+        self.head = head
+        self.tail = tail
+        self.family = family
+        self.zoneHead = zoneHead
+        self.zoneTail = zoneTail
+        self.zoneLength = zoneLength
+    }
+
+    /// Up to 16 bytes as two big-endian integers, missing bytes zero.
+    private static func pack(_ bytes: some Collection<UInt8>) -> (head: UInt64, tail: UInt64) {
+        // Kernel attributes and native strings are contiguous: one copy, no per-byte iteration.
+        if let packed = bytes.withContiguousStorageIfAvailable({ pack(UnsafeRawBufferPointer($0)) }) { return packed }
+        return Array(bytes.prefix(16)).withUnsafeBytes { pack($0) }
+    }
+
+    private static func pack(_ bytes: UnsafeRawBufferPointer) -> (head: UInt64, tail: UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(16))) }
+        return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
     }
 
     // MARK: - Properties
 
-    /// The family of the address.
-    public var family: Family { bytes.count == 4 ? .ipv4 : .ipv6 }
+    /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
+    ///
+    /// Made on each use, as an array.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// How many bytes the address has: 4 or 16.
+    var byteCount: Int { family == .ipv4 ? 4 : 16 }
+
+    /// The byte at `position` (network order), which must be below ``byteCount``.
+    subscript(byte position: Int) -> UInt8 {
+        precondition(position >= 0 && position < byteCount, "address byte \(position) out of range")
+        return UInt8(truncatingIfNeeded: position < 8 ? head >> (56 - 8 * position) : tail >> (120 - 8 * position))
+    }
+
+    /// The IPv6 zone as written after `%` (an interface name or index), or `nil`.
+    public var zone: String? {
+        guard zoneLength > 0 else { return nil }
+        let stored = (zoneHead.bigEndian, zoneTail.bigEndian)
+        return Swift.withUnsafeBytes(of: stored) { String(decoding: $0.prefix(Int(zoneLength)), as: UTF8.self) }
+    }
+
+    /// Calls `body` with the address's network-order bytes, kept on the stack.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        let stored = (head.bigEndian, tail.bigEndian)
+        return try Swift.withUnsafeBytes(of: stored) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(byteCount))) }
+    }
+
+    /// Whether this address comes before `other` in byte order; both are of one family.
+    func precedesInByteOrder(_ other: IPAddress) -> Bool {
+        head != other.head ? head < other.head : tail < other.tail
+    }
 
     /// Whether the address is IPv4 `169.254.0.0/16` or IPv6 `fe80::/10`.
     public var isLinkLocal: Bool {
         switch family {
-        case .ipv4: return bytes[0] == 169 && bytes[1] == 254
-        case .ipv6: return bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80
+        case .ipv4: return self[byte: 0] == 169 && self[byte: 1] == 254
+        case .ipv6: return self[byte: 0] == 0xFE && self[byte: 1] & 0xC0 == 0x80
         }
     }
 
     /// The address formatted as `inet_ntop` formats it, with `%zone` when there is one.
     public var description: String {
-        let text = family == .ipv4 ? Self.formatIPv4(bytes[...]) : Self.formatIPv6(bytes)
+        let text = family == .ipv4 ? Self.formatIPv4(UInt32(truncatingIfNeeded: head >> 32)) : Self.formatIPv6(self)
         return zone.map { "\(text)%\($0)" } ?? text
     }
 
     /// The address without its zone.
-    public var withoutZone: IPAddress { IPAddress(checkedBytes: bytes) }
-
-    /// Hashes the address bytes in one piece (the synthesized hash feeds them one at a time), and the zone.
-    public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-        hasher.combine(zone)
-    }
-
-    private init(checkedBytes: [UInt8]) {
-        self.bytes = checkedBytes
-        self.zone = nil
+    public var withoutZone: IPAddress {
+        IPAddress(head: head, tail: tail, family: family, zoneHead: 0, zoneTail: 0, zoneLength: 0)
     }
 }
 
@@ -191,20 +265,22 @@ extension Substring {
 // MARK: - Formatting
 
 extension IPAddress {
-    /// The dotted quad, as `inet_ntop` writes it.
-    static func formatIPv4(_ bytes: ArraySlice<UInt8>) -> String {
+    /// The dotted quad of `address` (network order, as a big-endian integer), as `inet_ntop` writes it.
+    static func formatIPv4(_ address: UInt32) -> String {
         // Written in place: at most 15 bytes, which a String keeps inline, without an allocation.
         String(unsafeUninitializedCapacity: 15) { text in
             var writer = ASCIIWriter(text)
-            writer.dottedQuad(bytes)
+            writer.dottedQuad(address)
             return writer.count
         }
     }
 
     /// `inet_ntop` (glibc) layout: lowercase, the longest run of two or more zero groups
     /// compressed (the first on a tie), `::a.b.c.d` and `::ffff:a.b.c.d` kept as dotted quads.
-    static func formatIPv6(_ bytes: [UInt8]) -> String {
-        func word(_ index: Int) -> UInt16 { UInt16(bytes[2 * index]) << 8 | UInt16(bytes[2 * index + 1]) }
+    static func formatIPv6(_ address: IPAddress) -> String {
+        func word(_ index: Int) -> UInt16 {
+            UInt16(truncatingIfNeeded: (index < 4 ? address.head : address.tail) >> (48 - 16 * (index % 4)))
+        }
         var bestStart = -1
         var bestLength = 0
         var runStart = -1
@@ -231,7 +307,7 @@ extension IPAddress {
                 }
                 if index != 0 { writer.character(":") }
                 if index == 6 && bestStart == 0 && (bestLength == 6 || (bestLength == 5 && word(5) == 0xFFFF)) {
-                    writer.dottedQuad(bytes[12..<16])
+                    writer.dottedQuad(UInt32(truncatingIfNeeded: address.tail))
                     break
                 }
                 writer.hexadecimal(word(index))
@@ -253,10 +329,10 @@ extension IPAddress {
             count += 1
         }
 
-        mutating func dottedQuad(_ bytes: ArraySlice<UInt8>) {
-            for (position, byte) in bytes.enumerated() {
-                if position > 0 { character(".") }
-                decimal(byte)
+        mutating func dottedQuad(_ address: UInt32) {
+            for shift in stride(from: 24, through: 0, by: -8) {
+                if shift < 24 { character(".") }
+                decimal(UInt8(truncatingIfNeeded: address >> UInt32(shift)))
             }
         }
 

@@ -73,10 +73,12 @@ struct DependencyIndex<Key: Hashable> {
             affected.formUnion(byDestination[address] ?? [])
         }
         for prefix in changes.routePrefixes {
-            let (lowest, highest) = prefix.bounds
-            let sorted = sortedDestinations[lowest.count] ?? []
-            var position = Self.firstPosition(in: sorted) { !$0.bytes.lexicographicallyPrecedes(lowest) }
-            while position < sorted.count, !highest.lexicographicallyPrecedes(sorted[position].bytes) {
+            let (lowestBytes, highestBytes) = prefix.bounds
+            guard let lowest = IPAddress(networkOrder: lowestBytes), let highest = IPAddress(networkOrder: highestBytes)
+            else { return Set(dependencies.keys) }  // not an address's width: nothing can be ruled out
+            let sorted = sortedDestinations[lowest.byteCount] ?? []
+            var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
+            while position < sorted.count, !highest.precedesInByteOrder(sorted[position]) {
                 affected.formUnion(byDestination[sorted[position]] ?? [])
                 position += 1
             }
@@ -87,13 +89,13 @@ struct DependencyIndex<Key: Hashable> {
     /// Adds a key that just got its first target, or revives it when it is still there from before.
     private mutating func insertSorted(_ key: IPAddress) {
         let position = sortedPosition(of: key)
-        if sortedDestinations[key.bytes.count]?.indices.contains(position) == true,
-            sortedDestinations[key.bytes.count]?[position] == key
+        if sortedDestinations[key.byteCount]?.indices.contains(position) == true,
+            sortedDestinations[key.byteCount]?[position] == key
         {
             staleDestinations -= 1
             return
         }
-        sortedDestinations[key.bytes.count, default: []].insert(key, at: position)
+        sortedDestinations[key.byteCount, default: []].insert(key, at: position)
     }
 
     /// Counts a key that lost its last target, and drops all such keys in one pass once they outnumber the rest.
@@ -108,7 +110,7 @@ struct DependencyIndex<Key: Hashable> {
 
     /// Where `key` is, or would go, among the sorted destinations of its length.
     private func sortedPosition(of key: IPAddress) -> Int {
-        Self.firstPosition(in: sortedDestinations[key.bytes.count] ?? []) { !$0.bytes.lexicographicallyPrecedes(key.bytes) }
+        Self.firstPosition(in: sortedDestinations[key.byteCount] ?? []) { !$0.precedesInByteOrder(key) }
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
