@@ -19,6 +19,9 @@ final class ListenerHub: Sendable {
     typealias Deliver = @Sendable (_ consumer: UInt64, ReachabilitySnapshot, DeliveryBatch) -> Void
 
     private struct Consumer {
+        let id: UInt64
+        /// The name under which at most one consumer lives, if it has one.
+        let slot: String?
         var deduplication: Deduplication
         var deliver: Deliver
         var finish: (@Sendable () -> Void)?
@@ -36,8 +39,9 @@ final class ListenerHub: Sendable {
     }
 
     private struct State {
-        var consumers: [UInt64: Consumer] = [:]
-        var slots: [String: UInt64] = [:]
+        /// In the order they were added; one or two per object, where a dictionary would cost each object
+        /// hundreds of bytes.
+        var consumers: [Consumer] = []
         var nextID: UInt64 = 1
         var registration: UInt64?
         /// Tells the current registration's deliveries from late ones of a previous registration.
@@ -89,10 +93,9 @@ final class ListenerHub: Sendable {
             }
             let id = state.nextID
             state.nextID += 1
-            var consumer = Consumer(deduplication: deduplication, deliver: deliver, finish: finish)
+            var consumer = Consumer(id: id, slot: slot, deduplication: deduplication, deliver: deliver, finish: finish)
             let initial = state.latest.flatMap { consumer.accepts($0) ? $0 : nil }
-            state.consumers[id] = consumer
-            if let slot { state.slots[slot] = id }
+            state.consumers.append(consumer)
             return (id, initial)
         }
         if let initial {
@@ -104,13 +107,13 @@ final class ListenerHub: Sendable {
     }
 
     /// Whether the consumer is still there (a queued delivery checks this before calling user code).
-    func contains(_ id: UInt64) -> Bool { state.withLock { $0.consumers[id] != nil } }
+    func contains(_ id: UInt64) -> Bool { state.withLock { $0.consumers.contains { $0.id == id } } }
 
     /// Removes a consumer; the last one out unregisters from the monitor.
     func remove(_ id: UInt64) {
         let (consumer, registration) = state.withLock { state -> (Consumer?, UInt64?) in
-            guard let consumer = state.consumers.removeValue(forKey: id) else { return (nil, nil) }
-            state.slots = state.slots.filter { $0.value != id }
+            guard let position = state.consumers.firstIndex(where: { $0.id == id }) else { return (nil, nil) }
+            let consumer = state.consumers.remove(at: position)
             return (consumer, state.consumers.isEmpty ? Self.takeRegistration(&state) : nil)
         }
         consumer?.finish?()
@@ -120,7 +123,7 @@ final class ListenerHub: Sendable {
     /// Removes the consumer in `slot`, if any. Returns whether there was one.
     @discardableResult
     func remove(slot: String) -> Bool {
-        guard let id = state.withLock({ $0.slots[slot] }) else { return false }
+        guard let id = state.withLock({ $0.consumers.first { $0.slot == slot }?.id }) else { return false }
         remove(id)
         return true
     }
@@ -128,9 +131,8 @@ final class ListenerHub: Sendable {
     /// Removes every consumer and ends every sequence: the owner was released.
     func removeAll() {
         let (consumers, registration) = state.withLock { state in
-            let consumers = Array(state.consumers.values)
+            let consumers = state.consumers
             state.consumers.removeAll()
-            state.slots.removeAll()
             return (consumers, Self.takeRegistration(&state))
         }
         for consumer in consumers { consumer.finish?() }
@@ -150,9 +152,8 @@ final class ListenerHub: Sendable {
             state.registration = nil
             state.registrationTag = nil
             state.latest = nil
-            let consumers = Array(state.consumers.values)
+            let consumers = state.consumers
             state.consumers.removeAll()
-            state.slots.removeAll()
             return consumers
         }
         for consumer in consumers { consumer.finish?() }
@@ -163,14 +164,9 @@ final class ListenerHub: Sendable {
             guard state.registrationTag == tag else { return [] }
             state.latest = snapshot
             var deliveries: [(Deliver, UInt64)] = []
-            // Through indices, so each consumer is updated in place: iterating the dictionary while assigning
-            // into it would copy the whole dictionary on every delivery.
-            var index = state.consumers.startIndex
-            while index != state.consumers.endIndex {
-                if state.consumers.values[index].accepts(snapshot) {
-                    deliveries.append((state.consumers.values[index].deliver, state.consumers.keys[index]))
-                }
-                state.consumers.formIndex(after: &index)
+            // Through indices, so each consumer is updated in place.
+            for index in state.consumers.indices where state.consumers[index].accepts(snapshot) {
+                deliveries.append((state.consumers[index].deliver, state.consumers[index].id))
             }
             return deliveries
         }

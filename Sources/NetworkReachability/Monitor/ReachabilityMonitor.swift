@@ -14,7 +14,8 @@ package final class ReachabilityMonitor: Sendable {
     package typealias FailureHandler = @Sendable (ReachabilityError) -> Void
 
     private struct Registration {
-        var target: ReachabilityTarget
+        /// Its target's slot number (see ``State/slots``).
+        let slot: Int
         var sink: Sink
         var onFailure: FailureHandler?
         /// Whether it has heard its target's ``TargetSlot/last`` snapshot.
@@ -121,7 +122,6 @@ package final class ReachabilityMonitor: Sendable {
                 loop = Loop(source: try openSource())
             }
             state.loop = loop
-            state.registrations[id] = Registration(target: target, sink: sink, onFailure: onFailure)
             let slotID: Int
             if let existing = state.slotIDs[target] {
                 slotID = existing
@@ -131,6 +131,7 @@ package final class ReachabilityMonitor: Sendable {
                 state.slotIDs[target] = slotID
                 state.slots[slotID] = TargetSlot(target: target)
             }
+            state.registrations[id] = Registration(slot: slotID, sink: sink, onFailure: onFailure)
             state.slots[slotID]?.registrations.insert(id)
             state.due.insert(slotID)
             if logger.logLevel < .critical { state.loggers[id] = logger }
@@ -142,24 +143,24 @@ package final class ReachabilityMonitor: Sendable {
     ///
     /// Safe from any thread, a sink's included; no sink is called for it once this returns.
     package func unregister(_ id: UInt64) {
-        let (removed, finished): (Registration?, Loop?) = state.withLock { state in
+        let (target, finished): (ReachabilityTarget?, Loop?) = state.withLock { state in
             guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
-            if let slotID = state.slotIDs[removed.target] {
-                state.slots[slotID]?.registrations.remove(id)
-                if state.slots[slotID]?.registrations.isEmpty == true {
-                    state.slots[slotID] = nil
-                    state.slotIDs[removed.target] = nil
-                    state.dependencies.remove(slotID)
-                    state.due.remove(slotID)
-                }
+            let slotID = removed.slot
+            let target = state.slots[slotID]?.target
+            state.slots[slotID]?.registrations.remove(id)
+            if state.slots[slotID]?.registrations.isEmpty == true {
+                state.slots[slotID] = nil
+                if let target { state.slotIDs[target] = nil }
+                state.dependencies.remove(slotID)
+                state.due.remove(slotID)
             }
             state.loggers[id] = nil
-            guard state.registrations.isEmpty, let loop = state.loop else { return (removed, nil) }
+            guard state.registrations.isEmpty, let loop = state.loop else { return (target, nil) }
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
-            return (removed, loop)
+            return (target, loop)
         }
-        if case .host(let name) = removed?.target { hosts.unwatch(name) }
+        if case .host(let name) = target { hosts.unwatch(name) }
         guard let finished else { return }
         finished.stopRequested.withLock { $0 = true }
         finished.source.wake()
@@ -248,7 +249,7 @@ package final class ReachabilityMonitor: Sendable {
     /// After an unrecoverable failure: every registration is dropped and told why, so sequences end instead of
     /// waiting forever, and the next registration opens a new subscription.
     private func abandon(_ loop: Loop, because error: ReachabilityError) {
-        let dropped: [Registration] = state.withLock { state in
+        let dropped: [(Registration, ReachabilityTarget?)] = state.withLock { state in
             guard state.loop === loop else { return [] }  // the last registration left meanwhile
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
@@ -260,12 +261,12 @@ package final class ReachabilityMonitor: Sendable {
                 state.due.removeAll()
                 state.loggers.removeAll()
             }
-            return Array(state.registrations.values)
+            return state.registrations.values.map { ($0, state.slots[$0.slot]?.target) }
         }
         guard !dropped.isEmpty else { return }
         loop.thread.withLock { $0 }?.join()  // on its own thread: detaches, as nobody will join it now
-        for registration in dropped {
-            if case .host(let name) = registration.target { hosts.unwatch(name) }
+        for (registration, target) in dropped {
+            if case .host(let name) = target { hosts.unwatch(name) }
             registration.onFailure?(error)
         }
     }
@@ -283,29 +284,32 @@ package final class ReachabilityMonitor: Sendable {
         }
         guard !due.isEmpty else { return }
         let evaluations = source.evaluate(due.map(\.target))
-        var snapshots: [ReachabilitySnapshot] = []
-        snapshots.reserveCapacity(due.count)
-        for ((_, target), evaluation) in zip(due, evaluations) {
-            switch evaluation.result {
-            case .success(let snapshot): snapshots.append(snapshot)
-            case .failure(let error):
-                log(.warning, "evaluating \(target) failed: \(error)")
-                snapshots.append(ReachabilitySnapshot(target: target, flags: [], path: .none))
-            }
+        for (evaluation, (_, target)) in zip(evaluations, due) {
+            if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(target) failed: \(error)") }
         }
+        // By position and in place: copying slots, registrations and snapshots in and out cost more than the
+        // comparisons themselves with 10,000 targets.
         let deliveries: [(Sink, ReachabilitySnapshot)] = state.withLock { state in
             var deliveries: [(Sink, ReachabilitySnapshot)] = []
-            for (((slotID, _), evaluation), snapshot) in zip(zip(due, evaluations), snapshots) {
-                guard var slot = state.slots[slotID] else { continue }  // its last registration left meanwhile
-                let isNew = slot.last != snapshot
-                slot.last = snapshot
-                state.dependencies.set(evaluation.dependency, for: slotID)
-                for id in slot.registrations {
-                    guard let registration = state.registrations[id], isNew || !registration.isCurrent else { continue }
-                    if !registration.isCurrent { state.registrations[id]?.isCurrent = true }
-                    deliveries.append((registration.sink, snapshot))
+            for position in due.indices {
+                let slotID = due[position].slot
+                // Its last registration may have left meanwhile.
+                guard let slot = state.slots.index(forKey: slotID) else { continue }
+                let snapshot: ReachabilitySnapshot
+                switch evaluations[position].result {
+                case .success(let evaluated): snapshot = evaluated
+                case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
-                state.slots[slotID] = slot
+                let isNew = state.slots.values[slot].last != snapshot
+                if isNew { state.slots.values[slot].last = snapshot }
+                state.dependencies.set(evaluations[position].dependency, for: slotID)
+                for id in state.slots.values[slot].registrations {
+                    guard let registration = state.registrations.index(forKey: id) else { continue }
+                    let isCurrent = state.registrations.values[registration].isCurrent
+                    guard isNew || !isCurrent else { continue }
+                    if !isCurrent { state.registrations.values[registration].isCurrent = true }
+                    deliveries.append((state.registrations.values[registration].sink, snapshot))
+                }
             }
             return deliveries
         }
