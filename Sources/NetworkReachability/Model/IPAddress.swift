@@ -52,7 +52,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             if let percent = text.firstIndex(of: "%") {
                 addressPart = text[..<percent]
                 let zoneText = text[text.index(after: percent)...]
-                guard !zoneText.isEmpty, zoneText.utf8.count <= Self.maximumZoneLength, !zoneText.contains("%"), !zoneText.contains("/")
+                guard !zoneText.isEmpty, zoneText.utf8.count <= Self.maximumZoneLength, !zoneText.contains("%"),
+                    !zoneText.contains("/")
                 else { throw .invalidAddress(text, reason: "invalid zone") }
                 zone = String(zoneText)
             }
