@@ -67,12 +67,17 @@ struct TargetEvaluator {
         for (position, target) in targets.enumerated() {
             if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
         }
+        // Targets behind one route mostly have equal paths: they share the last one's storage, so that 10,000
+        // of them keep one path, not 10,000 copies, and later comparisons find them identical at once.
+        var lastPath: ReachabilityPath?
         for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
             let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
             guard let answers = try? queries.lookupRoutes(to: chunk.map(\.address)) else { continue }
             for ((position, address), answer) in zip(chunk, answers) {
                 evaluations[position] = Self.evaluation(of: targets[position]) { () throws(ReachabilityError) in
-                    try evaluate(address, answer: answer)
+                    var snapshot = try evaluate(address, answer: answer)
+                    if let lastPath, lastPath == snapshot.path { snapshot.path = lastPath } else { lastPath = snapshot.path }
+                    return snapshot
                 }
             }
         }
