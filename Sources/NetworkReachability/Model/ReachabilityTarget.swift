@@ -10,7 +10,7 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
     /// One address, evaluated with one kernel route lookup.
     case address(IPAddress)
     /// A remote address reached from a given local address, which must be one of this host's.
-    case addressPair(local: IPAddress, remote: IPAddress)
+    indirect case addressPair(local: IPAddress, remote: IPAddress)
     /// A named host: resolved off the caller's thread, then each address evaluated; reachable when any is.
     case host(HostName)
 
