@@ -21,10 +21,10 @@ public final class NetworkReachability: Sendable {
     // MARK: - Properties
 
     /// What this object reports on.
-    public let target: ReachabilityTarget
+    public var target: ReachabilityTarget { hub.target }
 
     /// How long one resolution of a host target may take before it counts as timed out.
-    public let resolutionTimeout: Duration
+    public var resolutionTimeout: Duration { hub.resolutionTimeout }
 
     /// The default ``resolutionTimeout``: shorter than glibc's own retries, which can take 10 s or more.
     public static let defaultResolutionTimeout = Duration.seconds(5)
@@ -33,8 +33,9 @@ public final class NetworkReachability: Sendable {
     public static let maximumResolutionTimeout = Duration.seconds(86_400)
 
     private let backend: any RoutingBackend
+    /// Holds the target, timeout and logger for both: kept once, as 10,000 objects may listen at a time.
     private let hub: ListenerHub
-    private let logger: Logger
+    private var logger: Logger { hub.logger }
 
     // MARK: - Initialization
 
@@ -122,10 +123,7 @@ public final class NetworkReachability: Sendable {
         validatedTarget target: ReachabilityTarget, backend: any RoutingBackend,
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
     ) {
-        self.target = target
         self.backend = backend
-        self.logger = logger
-        self.resolutionTimeout = resolutionTimeout
         hub = ListenerHub(target: target, resolutionTimeout: resolutionTimeout, logger: logger, monitor: backend.monitor)
     }
 

@@ -52,8 +52,8 @@ final class ListenerHub: Sendable {
     }
 
     let target: ReachabilityTarget
-    private let resolutionTimeout: Duration
-    private let logger: Logger
+    let resolutionTimeout: Duration
+    let logger: Logger
     private let monitor: ReachabilityMonitor
     // Guarded by its lock; the monitor is never unregistered while it is held (that joins the monitor thread).
     private let state = Locked(State())
