@@ -8,9 +8,9 @@
 struct DependencyIndex<Key: Hashable> {
     private var dependencies: [Key: TargetDependency] = [:]
     private var always: Set<Key> = []
-    private var byInterface: [Int: Set<Key>] = [:]
-    private var bySource: [IPAddress: Set<Key>] = [:]
-    private var byDestination: [IPAddress: Set<Key>] = [:]
+    private var byInterface: [Int: CompactSet<Key>] = [:]
+    private var bySource: [IPAddress: CompactSet<Key>] = [:]
+    private var byDestination: [IPAddress: CompactSet<Key>] = [:]
     /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a new key is inserted in
     /// place (a target whose answer flips changes its keys every time). A key whose last target left stays, as
     /// removing from the middle moves everything after it: stopping 10,000 targets one by one was quadratic.
@@ -40,11 +40,11 @@ struct DependencyIndex<Key: Hashable> {
         if new?.always == true { always.insert(target) } else { always.remove(target) }
         if oldInterface != newInterface {
             if let oldInterface { Self.remove(target, from: &byInterface, at: oldInterface) }
-            if let newInterface { byInterface[newInterface, default: []].insert(target) }
+            if let newInterface { byInterface[newInterface, default: CompactSet()].insert(target) }
         }
         if oldSource != newSource {
             if let oldSource { Self.remove(target, from: &bySource, at: oldSource) }
-            if let newSource { bySource[newSource, default: []].insert(target) }
+            if let newSource { bySource[newSource, default: CompactSet()].insert(target) }
         }
         for destination in oldDestinations where !newDestinations.contains(destination) {
             let emptied = Self.remove(target, from: &byDestination, at: destination)
@@ -52,7 +52,7 @@ struct DependencyIndex<Key: Hashable> {
         }
         for destination in newDestinations where !oldDestinations.contains(destination) {
             if byDestination[destination] == nil { insertSorted(destination) }
-            byDestination[destination, default: []].insert(target)
+            byDestination[destination, default: CompactSet()].insert(target)
         }
     }
 
@@ -67,10 +67,10 @@ struct DependencyIndex<Key: Hashable> {
     func affected(by changes: NetworkChanges) -> Set<Key> {
         if changes.affectsEverything { return Set(dependencies.keys) }
         var affected = always
-        for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? []) }
+        for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? CompactSet()) }
         for address in changes.addresses.map(\.withoutZone) {
-            affected.formUnion(bySource[address] ?? [])
-            affected.formUnion(byDestination[address] ?? [])
+            affected.formUnion(bySource[address] ?? CompactSet())
+            affected.formUnion(byDestination[address] ?? CompactSet())
         }
         for prefix in changes.routePrefixes {
             let (lowestBytes, highestBytes) = prefix.bounds
@@ -79,7 +79,7 @@ struct DependencyIndex<Key: Hashable> {
             let sorted = sortedDestinations[lowest.byteCount] ?? []
             var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
             while position < sorted.count, !highest.precedesInByteOrder(sorted[position]) {
-                affected.formUnion(byDestination[sorted[position]] ?? [])
+                affected.formUnion(byDestination[sorted[position]] ?? CompactSet())
                 position += 1
             }
         }
@@ -127,7 +127,7 @@ struct DependencyIndex<Key: Hashable> {
     /// Removes `target` from the set at `key`, dropping an emptied set; whether the key went away.
     @discardableResult
     private static func remove<TableKey: Hashable>(
-        _ target: Key, from table: inout [TableKey: Set<Key>], at key: TableKey
+        _ target: Key, from table: inout [TableKey: CompactSet<Key>], at key: TableKey
     ) -> Bool {
         table[key]?.remove(target)
         guard table[key]?.isEmpty == true else { return false }

@@ -25,7 +25,7 @@ package final class ReachabilityMonitor: Sendable {
     /// One distinct target, evaluated once per pass however many registrations share it.
     private struct TargetSlot {
         let target: ReachabilityTarget
-        var registrations: Set<UInt64> = []
+        var registrations = CompactSet<UInt64>()
         var last: ReachabilitySnapshot?
     }
 
