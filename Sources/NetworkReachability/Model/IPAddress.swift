@@ -122,6 +122,14 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
     }
 
+    /// Calls `body` with the first `count` bytes of two words made by `pack`, kept on the stack.
+    private static func unpack<Result>(
+        _ head: UInt64, _ tail: UInt64, count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result
+    ) rethrows -> Result {
+        let stored = (head.bigEndian, tail.bigEndian)
+        return try Swift.withUnsafeBytes(of: stored) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+    }
+
     // MARK: - Properties
 
     /// The address in network byte order: 4 bytes for IPv4, 16 for IPv6.
@@ -141,14 +149,12 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The IPv6 zone as written after `%` (an interface name or index), or `nil`.
     public var zone: String? {
         guard zoneLength > 0 else { return nil }
-        let stored = (zoneHead.bigEndian, zoneTail.bigEndian)
-        return Swift.withUnsafeBytes(of: stored) { String(decoding: $0.prefix(Int(zoneLength)), as: UTF8.self) }
+        return Self.unpack(zoneHead, zoneTail, count: Int(zoneLength)) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Calls `body` with the address's network-order bytes, kept on the stack.
     func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        let stored = (head.bigEndian, tail.bigEndian)
-        return try Swift.withUnsafeBytes(of: stored) { try body(UnsafeRawBufferPointer(rebasing: $0.prefix(byteCount))) }
+        try Self.unpack(head, tail, count: byteCount, body)
     }
 
     /// Whether this address comes before `other` in byte order; both are of one family.
