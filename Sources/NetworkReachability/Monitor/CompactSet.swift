@@ -17,22 +17,6 @@ struct CompactSet<Element: Hashable>: Sequence {
         return false
     }
 
-    var count: Int {
-        switch storage {
-        case .empty: return 0
-        case .one: return 1
-        case .many(let elements): return elements.count
-        }
-    }
-
-    func contains(_ element: Element) -> Bool {
-        switch storage {
-        case .empty: return false
-        case .one(let only): return only == element
-        case .many(let elements): return elements.contains(element)
-        }
-    }
-
     mutating func insert(_ element: Element) {
         switch storage {
         case .empty:
