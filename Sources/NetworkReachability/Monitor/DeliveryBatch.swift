@@ -18,36 +18,39 @@ package final class DeliveryBatch {
         }
     }
 
-    private var queues: [DispatchQueue] = []
-    private var deliveries: [[Delivery]] = []
-    /// Where each queue's deliveries are, by the queue's identity; most passes see one queue.
+    /// One queue's deliveries, in the order they were added.
+    private struct Group {
+        let queue: DispatchQueue
+        var deliveries: [Delivery]
+    }
+
+    private var groups: [Group] = []
+    /// Where each queue's group is, by the queue's identity; most passes see one queue, the last group's.
     private var positions: [ObjectIdentifier: Int] = [:]
 
     package init() {}
 
     /// Adds `delivery` to those for `queue`.
     func add(_ delivery: Delivery, on queue: DispatchQueue) {
-        let key = ObjectIdentifier(queue)
-        if let position = queues.indices.last, queues[position] === queue {
-            deliveries[position].append(delivery)
-        } else if let position = positions[key] {
-            deliveries[position].append(delivery)
+        if let last = groups.indices.last, groups[last].queue === queue {
+            groups[last].deliveries.append(delivery)
+        } else if let position = positions[ObjectIdentifier(queue)] {
+            groups[position].deliveries.append(delivery)
         } else {
-            positions[key] = queues.count
-            queues.append(queue)
-            deliveries.append([delivery])
+            positions[ObjectIdentifier(queue)] = groups.count
+            groups.append(Group(queue: queue, deliveries: [delivery]))
         }
     }
 
     /// Sends each queue its deliveries as one block, and starts over empty.
     package func send() {
-        for (queue, batch) in zip(queues, deliveries) {
-            queue.async { @Sendable in
-                for delivery in batch { delivery() }
+        for group in groups {
+            let deliveries = group.deliveries
+            group.queue.async { @Sendable in
+                for delivery in deliveries { delivery() }
             }
         }
-        queues.removeAll()
-        deliveries.removeAll()
+        groups.removeAll()
         positions.removeAll()
     }
 }
