@@ -32,6 +32,34 @@ struct SynchronousReadInNamespaceTests {
         #expect(snapshot.path.sourceAddress?.description == TestNetwork.hostIPv4)
     }
 
+    @Test func readingAnUnroutedAddressAgainCostsOneKernelRoundTripToo() throws {
+        // Given an IPv4 address an `unreachable` route covers, read once: besides its own lookup, the read asked
+        // the internet's routes (NAT64 could carry an unrouted IPv4 address) and learned the links they name
+        let network = try TestNetwork()
+        defer { network.remove() }
+        try network.ip("route", "add", "unreachable", "198.51.100.0/24")
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let unrouted = try NetworkReachability(
+            target: .address(IPAddress("198.51.100.7")), backend: backend, logger: NetworkReachability.silentLogger)
+        let gateway = try NetworkReachability(
+            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
+        let roundTrips = { (reachability: NetworkReachability) throws -> (Int, ReachabilityFlags) in
+            let before = backend.synchronousExchangeCount
+            let flags = try reachability.currentSnapshot().flags
+            return (backend.synchronousExchangeCount - before, flags)
+        }
+        #expect(try roundTrips(unrouted).1 == [])
+        // When it is read again, then the internet's routes went out with its lookup: one round trip
+        #expect(try roundTrips(unrouted) == (1, []))
+        #expect(try roundTrips(unrouted) == (1, []))
+        // And a routed address read next is still one round trip and right, and so is the one after it
+        #expect(try roundTrips(gateway) == (1, [.reachable, .isDirect]))
+        #expect(try roundTrips(gateway) == (1, [.reachable, .isDirect]))
+        // And the address is asked afresh each time: its route gone, it is reachable through the default route
+        try network.ip("route", "del", "unreachable", "198.51.100.0/24")
+        #expect(try roundTrips(unrouted) == (1, [.reachable]))
+    }
+
     @Test func aLinkChangeBetweenReadsArrivesWithTheNextAnswer() throws {
         // Given the on-link gateway, read once (the route's link is learned)
         let network = try TestNetwork()

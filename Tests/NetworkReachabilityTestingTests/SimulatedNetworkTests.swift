@@ -117,7 +117,34 @@ struct SimulatedNetworkTests {
         let snapshot = try legacy.currentSnapshot()
         #expect(snapshot.status == .reachable(.ethernetOrWiFi))
         #expect(snapshot.path.synthesizedAddress == (try address("64:ff9b::c633:6407")))
+        // A read after an unrouted one asks the internet's routes in the same request: the same answer
+        #expect(try legacy.currentSnapshot() == snapshot)
         legacy.stopListening()
+    }
+
+    @Test func readsAfterAnUnroutedOneFollowTheNetworkAsItIsNow() throws {
+        // Given an IPv6-only network with DNS64, and an IPv4 address read through NAT64 (no route of its own)
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("2001:db8:1::20/64", to: "eth0")
+        try network.addDefaultRoute(via: "2001:db8:1::1")
+        try network.setDNS64Prefixes(["64:ff9b::/96"])
+        let legacy = try NetworkReachability(address: "198.51.100.7", network: network)
+        legacy.startListening(onQueue: DispatchQueue(label: "listener")) { _ in }
+        defer { legacy.stopListening() }
+        network.settle()
+        #expect(try legacy.currentSnapshot().path.synthesizedAddress != nil)
+        // When the network gains IPv4, then the next read (probes asked along) takes the IPv4 route, not NAT64
+        try network.addAddress("192.0.2.2/24", to: "eth0")
+        try network.addDefaultRoute(via: "192.0.2.1")
+        let direct = try legacy.currentSnapshot()
+        #expect(direct.status == .reachable(.ethernetOrWiFi))
+        #expect(direct.path.synthesizedAddress == nil)
+        #expect(direct.path.gateway == (try address("192.0.2.1")))
+        // And when no default route is left, it is not reachable
+        network.removeDefaultRoutes()
+        #expect(try legacy.currentSnapshot().flags == [])
+        #expect(try legacy.currentSnapshot().flags == [])
     }
 
     // MARK: - Host names

@@ -7,6 +7,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let classifier: InterfaceClassifier
     private let hosts = HostDirectory()
     private let provisioning = ProvisioningDirectory()
+    private let unroutedHint = UnroutedReadHint()
     package let monitor: ReachabilityMonitor
 
     /// Makes a backend whose sockets open in `namespace` (the caller's when `nil`).
@@ -35,7 +36,8 @@ package final class LinuxRoutingBackend: RoutingBackend {
         try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
 
-    /// One round trip per route lookup: links come from the notifications the same socket carries.
+    /// One round trip per read: links come from the notifications the same socket carries, and an unrouted
+    /// IPv4 address's NAT64 probes ride along when the last read was unrouted too.
     package func evaluate(
         _ target: ReachabilityTarget, resolutionTimeout: Duration
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
@@ -46,6 +48,6 @@ package final class LinuxRoutingBackend: RoutingBackend {
         TargetEvaluator(
             queries: queries, links: queries.followedLinks(), classifier: classifier,
             hostResolution: .init(hosts: hosts, timeout: resolutionTimeout, refresh: true),
-            provisioning: provisioning)
+            provisioning: provisioning, unroutedHint: unroutedHint)
     }
 }

@@ -16,6 +16,8 @@ struct TargetEvaluator {
     /// The monitor's answers to the internet probes for the current pass, so thousands of unrouted IPv4
     /// targets ask them once, not once each; `nil` on the synchronous path.
     var probeMemo: ProbeMemo? = nil
+    /// On the synchronous path: whether to ask the internet probes along with an IPv4 address's lookup.
+    var unroutedHint: UnroutedReadHint? = nil
 
     /// Where and how host names are looked up: a value, where a closure would cost every read an allocation.
     struct HostLookup {
@@ -46,6 +48,7 @@ struct TargetEvaluator {
             return try evaluateLinkLocal()
         case .address(let address):
             guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
+            if zoneIndex == nil, address.family == .ipv4, let unroutedHint { return try read(address, unroutedHint) }
             return try evaluate(address, answer: lookup(address, interfaceIndex: zoneIndex))
         case .addressPair(let local, let remote):
             guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
@@ -149,7 +152,7 @@ struct TargetEvaluator {
         chosen.path.supportsIPv4 = ipv4.status.isReachable
         chosen.path.supportsIPv6 = ipv6.status.isReachable
         chosen.path.isInternet = true
-        let provisions = provisions(ipv4: ipv4, ipv6: ipv6)
+        let provisions = provisions(ipv4IsReachable: ipv4.status.isReachable, ipv6: ipv6)
         chosen.path.nat64Prefixes = provisions.nat64Prefixes
         chosen.path.advertisedDNSServers = provisions.dnsServers
         chosen.path.captivePortal = provisions.captivePortal
@@ -157,41 +160,84 @@ struct TargetEvaluator {
     }
 
     private func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
+        let answers = try internetProbeAnswers()
+        return (try snapshot(.internet, family: .ipv4, answers.ipv4), try snapshot(.internet, family: .ipv6, answers.ipv6))
+    }
+
+    /// The kernel's answers for the internet probes: `probes` when the caller asked them along, else the pass's
+    /// memo, else asked now.
+    private func internetProbeAnswers(_ probes: ArraySlice<RouteAnswer>? = nil) throws(ReachabilityError)
+        -> (ipv4: RouteAnswer, ipv6: RouteAnswer)
+    {
         // Both probes go out in one send: one round trip, once per monitor pass.
-        let answers: [RouteAnswer]
-        if let remembered = probeMemo?.answers {
-            answers = remembered
+        let answers: ArraySlice<RouteAnswer>
+        if let probes {
+            answers = probes
+        } else if let remembered = probeMemo?.answers {
+            answers = remembered[...]
         } else {
-            answers = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
-            probeMemo?.answers = answers
+            let asked = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
+            probeMemo?.answers = asked
+            answers = asked[...]
         }
-        return (try snapshot(.internet, family: .ipv4, answers[0]), try snapshot(.internet, family: .ipv6, answers[1]))
+        guard let ipv4 = answers.first, let ipv6 = answers.dropFirst().first else {
+            throw .malformedKernelReply("internet probe answers")
+        }
+        return (ipv4, ipv6)
+    }
+
+    /// Whether `answer` makes its destination reachable: its flags only, no interface description.
+    private func isReachable(_ answer: RouteAnswer) throws(ReachabilityError) -> Bool {
+        guard case .route(let route) = answer, route.type.carriesPackets else { return false }
+        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
+        return NetworkReachabilityStatus(Self.flags(route: route, link: link, interfaceType: nil)).isReachable
     }
 
     /// What the network provisions on the IPv6 route's interface; on an IPv6-only network this is also what
     /// starts DNS64 discovery.
-    private func provisions(ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) -> ProvisioningDirectory.Provisions {
-        let isIPv6Only = ipv6.status.isReachable && !ipv4.status.isReachable
+    private func provisions(ipv4IsReachable: Bool, ipv6: ReachabilitySnapshot) -> ProvisioningDirectory.Provisions {
+        let isIPv6Only = ipv6.status.isReachable && !ipv4IsReachable
         let network = ProvisioningDirectory.Network(interfaceIndex: ipv6.path.interface?.index, gateway: ipv6.path.gateway)
         return provisioning.provisions(onInterface: ipv6.path.interface?.index, ipv6OnlyNetwork: isIPv6Only ? network : nil)
     }
 
-    /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64.
-    private func evaluate(_ address: IPAddress, answer: RouteAnswer) throws(ReachabilityError)
-        -> ReachabilitySnapshot
+    /// A synchronous read of an IPv4 address without a zone: its lookup goes out with the internet probes when
+    /// the last such read found no route (see ``UnroutedReadHint``).
+    private func read(_ address: IPAddress, _ hint: UnroutedReadHint) throws(ReachabilityError) -> ReachabilitySnapshot {
+        let snapshot: ReachabilitySnapshot
+        if hint.expectsUnrouted {
+            let answers = try queries.lookupRoutes(to: [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
+            guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
+            snapshot = try evaluate(address, answer: answer, probes: answers.dropFirst())
+        } else {
+            snapshot = try evaluate(address, answer: lookup(address))
+        }
+        hint.record(unrouted: snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil)
+        return snapshot
+    }
+
+    /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64,
+    /// with the internet `probes`' answers when the caller asked them along.
+    private func evaluate(_ address: IPAddress, answer: RouteAnswer, probes: ArraySlice<RouteAnswer>? = nil)
+        throws(ReachabilityError) -> ReachabilitySnapshot
     {
         let direct = try snapshot(.address(address), family: address.family, answer)
         guard address.family == .ipv4, direct.flags.isEmpty else { return direct }
-        return try evaluateThroughNAT64(address) ?? direct
+        return try evaluateThroughNAT64(address, probes: probes) ?? direct
     }
 
     /// An IPv4 address no route carries, on an IPv6-only network with a known NAT64 prefix: evaluated through
     /// its synthesized address (RFC 6052), with the first prefix (advertised ones first). `nil` when the
     /// network is not IPv6-only or knows no prefix; unknown while the first DNS64 discovery runs.
-    private func evaluateThroughNAT64(_ address: IPAddress) throws(ReachabilityError) -> ReachabilitySnapshot? {
-        let (ipv4, ipv6) = try internetByFamily()
-        guard ipv6.status.isReachable, !ipv4.status.isReachable else { return nil }
-        let provisions = provisions(ipv4: ipv4, ipv6: ipv6)
+    private func evaluateThroughNAT64(_ address: IPAddress, probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError)
+        -> ReachabilitySnapshot?
+    {
+        let answers = try internetProbeAnswers(probes)
+        // Beside a usable IPv4 internet NAT64 plays no part: its flags settle that, no interface described.
+        guard try !isReachable(answers.ipv4) else { return nil }
+        let ipv6 = try snapshot(.internet, family: .ipv6, answers.ipv6)
+        guard ipv6.status.isReachable else { return nil }
+        let provisions = provisions(ipv4IsReachable: false, ipv6: ipv6)
         guard let prefix = provisions.nat64Prefixes.first?.prefix else {
             guard provisions.isDiscovering else { return nil }
             var waiting = Self.unreachable(.address(address))

@@ -5,6 +5,8 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     private let kernel = SimulatedKernel()
     private let hosts: HostDirectory
     private let provisioning: ProvisioningDirectory
+    /// Synchronous reads batch as the Linux backend's do, so the simulation runs that code too.
+    private let unroutedHint = UnroutedReadHint()
     /// The subscription the monitor has open, if any.
     private let source: Locked<SimulatedChangeSource?>
     package let monitor: ReachabilityMonitor
@@ -37,7 +39,9 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     package func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
         -> ReachabilitySnapshot
     {
-        try Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true).evaluate(target)
+        var evaluator = Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true)
+        evaluator.unroutedHint = unroutedHint
+        return try evaluator.evaluate(target)
     }
 
     private static func evaluator(
