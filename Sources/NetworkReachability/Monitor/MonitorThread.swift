@@ -34,9 +34,12 @@ final class MonitorThread: @unchecked Sendable {
     /// Waits for the thread to end; from the thread itself, lets it end on its own instead.
     func join() {
         if isCurrent {
-            pthread_detach(thread)
+            detach()
         } else {
             pthread_join(thread, nil)
         }
     }
+
+    /// Lets the thread end on its own: nobody joins it.
+    func detach() { pthread_detach(thread) }
 }

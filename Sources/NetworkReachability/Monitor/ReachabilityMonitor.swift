@@ -33,9 +33,21 @@ package final class ReachabilityMonitor: Sendable {
         /// Replaced only by the loop's own thread, when a failed subscription is reopened.
         let current: Locked<any RoutingChangeSource>
         let stopRequested = Locked(false)
-        let thread = Locked<MonitorThread?>(nil)
+        let thread = Locked(ThreadState.starting)
         init(source: any RoutingChangeSource) { current = Locked(source) }
         var source: any RoutingChangeSource { current.withLock { $0 } }
+        var runningThread: MonitorThread? {
+            thread.withLock { state in if case .running(let thread) = state { thread } else { nil } }
+        }
+    }
+
+    /// The loop's thread as its starter and its end see it: whichever comes second joins or detaches it.
+    private enum ThreadState {
+        /// Not started yet, or its handle not stored yet.
+        case starting
+        case running(MonitorThread)
+        /// Ended on its own (the subscription failed for good) before its handle was stored.
+        case ended
     }
 
     private struct State {
@@ -96,7 +108,12 @@ package final class ReachabilityMonitor: Sendable {
         if isNew {
             do {
                 let thread = try MonitorThread { [self] in run(loop) }
-                loop.thread.withLock { $0 = thread }
+                let endedAlready = loop.thread.withLock { state in
+                    guard case .starting = state else { return true }
+                    state = .running(thread)
+                    return false
+                }
+                if endedAlready { thread.detach() }
             } catch {
                 unregister(id)
                 throw error
@@ -164,7 +181,7 @@ package final class ReachabilityMonitor: Sendable {
         guard let finished else { return }
         finished.stopRequested.withLock { $0 = true }
         finished.source.wake()
-        finished.thread.withLock { $0 }?.join()
+        finished.runningThread?.join()
     }
 
     /// Evaluates every registration whose target matches again soon (a host's resolution, or what DNS64
@@ -264,7 +281,14 @@ package final class ReachabilityMonitor: Sendable {
             return state.registrations.values.map { ($0, state.slots[$0.slot]?.target) }
         }
         guard !dropped.isEmpty else { return }
-        loop.thread.withLock { $0 }?.join()  // on its own thread: detaches, as nobody will join it now
+        // On its own thread: detaches, as nobody will join it now; not started yet, its starter detaches it.
+        loop.thread.withLock { (state: inout ThreadState) -> MonitorThread? in
+            guard case .running(let thread) = state else {
+                state = .ended
+                return nil
+            }
+            return thread
+        }?.join()
         for (registration, target) in dropped {
             if case .host(let name) = target { hosts.unwatch(name) }
             registration.onFailure?(error)
