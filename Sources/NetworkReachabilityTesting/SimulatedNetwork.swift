@@ -178,7 +178,7 @@ public final class SimulatedNetwork: Sendable {
     /// Removes the IPv4 and IPv6 default routes, if there are any: the usual way to go offline.
     public func removeDefaultRoutes() {
         backend.change { state in
-            for bytes in [4, 16] { state.removeRoutes(to: .init(bytes: [UInt8](repeating: 0, count: bytes), length: 0)) }
+            for family in [IPAddress.Family.ipv4, .ipv6] { state.removeRoutes(to: .all(family)) }
         }
     }
 
@@ -294,9 +294,9 @@ public final class SimulatedNetwork: Sendable {
     {
         if text == "default" {
             let isIPv6 = family == .ipv6
-            return (.init(bytes: [UInt8](repeating: 0, count: isIPv6 ? 16 : 4), length: 0), isIPv6 ? .ipv6 : .ipv4)
+            return (.all(isIPv6 ? .ipv6 : .ipv4), isIPv6 ? .ipv6 : .ipv4)
         }
         let (address, length) = try prefix(text)
-        return (.init(bytes: address.bytes, length: length), address.family)
+        return (.init(address: address, length: length), address.family)
     }
 }

@@ -6,7 +6,7 @@ import Testing
 struct ChangeSelectionTests {
     private func address(_ text: String) -> IPAddress { try! IPAddress(text) }
     private func prefix(_ text: String, _ length: Int) -> NetworkChanges.Prefix {
-        NetworkChanges.Prefix(bytes: address(text).bytes, length: length)
+        NetworkChanges.Prefix(address: address(text), length: length)
     }
 
     @Test(arguments: [
@@ -131,7 +131,7 @@ struct ChangeSelectionTests {
             for _ in 0..<Int.random(in: 0...3) {
                 let address = randomAddress()
                 let length = Int.random(in: 0...address.bytes.count * 8)
-                changes.recordRoute(NetworkChanges.Prefix(bytes: address.bytes, length: length))
+                changes.recordRoute(NetworkChanges.Prefix(address: address, length: length))
             }
             if Bool.random() { changes.recordLink(Int.random(in: 1...6)) }
             if Bool.random() { changes.recordAddress(randomAddress(), onInterface: Int.random(in: 1...6)) }
@@ -162,7 +162,7 @@ struct ChangeSelectionTests {
                 }
                 var changes = NetworkChanges()
                 let probe = pool.randomElement(using: &generator)!
-                changes.recordRoute(NetworkChanges.Prefix(bytes: probe.bytes, length: Int.random(in: 26...32, using: &generator)))
+                changes.recordRoute(NetworkChanges.Prefix(address: probe, length: Int.random(in: 26...32, using: &generator)))
                 let expected = Set(dependencies.filter { $0.value.isAffected(by: changes) }.keys)
                 #expect(index.affected(by: changes) == expected)
             }
@@ -171,9 +171,11 @@ struct ChangeSelectionTests {
 
     @Test func prefixBoundsSpanExactlyThePrefix() {
         let bounds = prefix("10.0.0.16", 28).bounds
-        #expect(bounds.lowest == [10, 0, 0, 16])
-        #expect(bounds.highest == [10, 0, 0, 31])
-        #expect(prefix("0.0.0.0", 0).bounds.highest == [255, 255, 255, 255])
+        #expect(bounds.lowest == address("10.0.0.16"))
+        #expect(bounds.highest == address("10.0.0.31"))
+        #expect(prefix("0.0.0.0", 0).bounds.highest == address("255.255.255.255"))
+        #expect(NetworkChanges.Prefix.all(.ipv6).bounds.highest == address("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"))
+        #expect(prefix("2001:db8::", 33).bounds.highest == address("2001:db8:7fff:ffff:ffff:ffff:ffff:ffff"))
     }
 
     @Test func pathCopiesAreIndependentValues() {
@@ -209,9 +211,10 @@ extension TargetDependency {
 extension NetworkChanges.Prefix {
     /// Whether `address` lies inside the prefix, bit by bit: the oracle's containment, independent of the
     /// index's sorted bounds.
-    func containsBitByBit(_ address: IPAddress) -> Bool {
-        guard address.bytes.count == bytes.count else { return false }
-        for bit in 0..<length where (address.bytes[bit / 8] ^ bytes[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 {
+    func containsBitByBit(_ candidate: IPAddress) -> Bool {
+        let (inside, outside) = (candidate.bytes, address.bytes)
+        guard inside.count == outside.count else { return false }
+        for bit in 0..<length where (inside[bit / 8] ^ outside[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 {
             return false
         }
         return true

@@ -100,6 +100,33 @@ struct IPAddressTests {
         }
     }
 
+    @Test func prefixBoundsMaskTheHostBitsAtEveryLength() {
+        var generator = SplitMix64(seed: 0x9F1E)
+        for _ in 0..<2_000 {
+            let width = Bool.random(using: &generator) ? 4 : 16
+            let bytes = (0..<width).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let length = Int.random(in: -1...(width * 8 + 1), using: &generator)
+            guard let address = IPAddress(bytes: bytes, zone: width == 16 ? "eth0" : nil) else {
+                Issue.record("\(bytes) refused")
+                return
+            }
+            // The oracle: byte by byte, the prefix's bits kept, the host bits cleared or set
+            let kept = min(max(length, 0), width * 8)
+            let masks = (0..<width).map { index -> UInt8 in
+                let bits = min(max(kept - index * 8, 0), 8)
+                return bits == 8 ? 0xFF : UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+            }
+            let (lowest, highest) = address.prefixBounds(length: length)
+            #expect(lowest.bytes == zip(bytes, masks).map { $0 & $1 })
+            #expect(highest.bytes == zip(bytes, masks).map { $0 | ~$1 })
+            #expect(lowest.family == address.family && highest.family == address.family)
+            #expect(lowest.zone == nil && highest.zone == nil)
+            // And the prefix holds exactly what lies between them
+            let prefix = NetworkChanges.Prefix(address: address, length: length)
+            #expect(prefix.contains(lowest) && prefix.contains(highest) && prefix.contains(address))
+        }
+    }
+
     @Test func targetsParseTheCommandWords() throws {
         #expect(try ReachabilityTarget(parsing: "internet") == .internet)
         #expect(try ReachabilityTarget(parsing: "link-local") == .linkLocal)

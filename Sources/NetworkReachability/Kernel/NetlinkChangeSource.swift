@@ -215,9 +215,11 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             changes.recordAddress(address.address, onInterface: address.interfaceIndex)
             return .relevant
         case .route(let route):
-            let width = route.family == UInt8(AF_INET6) ? 16 : 4
-            let destination = route.destination?.bytes ?? [UInt8](repeating: 0, count: width)
-            changes.recordRoute(NetworkChanges.Prefix(bytes: destination, length: Int(route.destinationLength)))
+            if let destination = route.destination {
+                changes.recordRoute(NetworkChanges.Prefix(address: destination, length: Int(route.destinationLength)))
+            } else {
+                changes.recordRoute(.all(route.family == UInt8(AF_INET6) ? .ipv6 : .ipv4))
+            }
             return .relevant
         case .rule:
             changes.markEverything()

@@ -162,6 +162,24 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         head != other.head ? head < other.head : tail < other.tail
     }
 
+    /// The lowest and highest addresses of the `length`-bit prefix this address lies in (host bits all zero,
+    /// and all one), without a zone; `length` is clamped to the address's width.
+    func prefixBounds(length: Int) -> (lowest: IPAddress, highest: IPAddress) {
+        let bits = min(max(length, 0), byteCount * 8)
+        // Shifts by 64 or more give zero: a mask of no bits.
+        let headMask = bits >= 64 ? UInt64.max : UInt64.max << (64 - bits)
+        let tailMask = bits <= 64 ? 0 : UInt64.max << (128 - bits)
+        // IPv4 lives in head's top four bytes; the rest stays zero in the highest address too.
+        let headWidth: UInt64 = family == .ipv4 ? 0xFFFF_FFFF_0000_0000 : .max
+        let tailWidth: UInt64 = family == .ipv4 ? 0 : .max
+        let lowest = IPAddress(
+            head: head & headMask, tail: tail & tailMask, family: family, zoneHead: 0, zoneTail: 0, zoneLength: 0)
+        let highest = IPAddress(
+            head: head | (~headMask & headWidth), tail: tail | (~tailMask & tailWidth), family: family, zoneHead: 0,
+            zoneTail: 0, zoneLength: 0)
+        return (lowest, highest)
+    }
+
     /// Whether the address is IPv4 `169.254.0.0/16` or IPv6 `fe80::/10`.
     public var isLinkLocal: Bool {
         switch family {

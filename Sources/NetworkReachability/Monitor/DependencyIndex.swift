@@ -73,9 +73,7 @@ struct DependencyIndex<Key: Hashable> {
             affected.formUnion(byDestination[address] ?? CompactSet())
         }
         for prefix in changes.routePrefixes {
-            let (lowestBytes, highestBytes) = prefix.bounds
-            guard let lowest = IPAddress(networkOrder: lowestBytes), let highest = IPAddress(networkOrder: highestBytes)
-            else { return Set(dependencies.keys) }  // not an address's width: nothing can be ruled out
+            let (lowest, highest) = prefix.bounds
             let sorted = sortedDestinations[lowest.byteCount] ?? []
             var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
             while position < sorted.count, !highest.precedesInByteOrder(sorted[position]) {

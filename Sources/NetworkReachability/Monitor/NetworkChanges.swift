@@ -7,27 +7,33 @@
 package struct NetworkChanges: Sendable, Equatable {
     /// A route's destination prefix.
     package struct Prefix: Sendable, Equatable {
-        /// The destination in network byte order, 4 or 16 bytes.
-        package var bytes: [UInt8]
-        /// The prefix length in bits.
-        package var length: Int
+        /// The destination as the route gives it, without a zone.
+        package let address: IPAddress
+        /// The prefix length in bits, at most the address's width.
+        package let length: Int
 
-        package init(bytes: [UInt8], length: Int) {
-            self.bytes = bytes
-            self.length = min(max(length, 0), bytes.count * 8)
+        package init(address: IPAddress, length: Int) {
+            self.address = address.withoutZone
+            self.length = min(max(length, 0), address.byteCount * 8)
         }
 
+        /// The whole address space of `family`: `0.0.0.0/0` or `::/0`, a default route's destination.
+        package static func all(_ family: IPAddress.Family) -> Prefix {
+            Prefix(address: family == .ipv4 ? Self.unspecifiedIPv4 : Self.unspecifiedIPv6, length: 0)
+        }
+
+        private static let unspecifiedIPv4 = IPAddress(networkOrder: [0, 0, 0, 0], zone: nil)!
+        private static let unspecifiedIPv6 = IPAddress(networkOrder: [UInt8](repeating: 0, count: 16), zone: nil)!
+
         /// The lowest and highest addresses inside the prefix: host bits all zero, and all one.
-        package var bounds: (lowest: [UInt8], highest: [UInt8]) {
-            var lowest = bytes
-            var highest = bytes
-            for index in bytes.indices {
-                let kept = min(max(length - index * 8, 0), 8)
-                let mask = kept == 8 ? UInt8(0xFF) : UInt8(truncatingIfNeeded: 0xFF << (8 - kept))
-                lowest[index] &= mask
-                highest[index] |= ~mask
-            }
-            return (lowest, highest)
+        package var bounds: (lowest: IPAddress, highest: IPAddress) { address.prefixBounds(length: length) }
+
+        /// Whether `candidate` (of either family, any zone) lies inside the prefix.
+        package func contains(_ candidate: IPAddress) -> Bool {
+            guard candidate.family == address.family else { return false }
+            let (lowest, highest) = bounds
+            let bare = candidate.withoutZone
+            return !bare.precedesInByteOrder(lowest) && !highest.precedesInByteOrder(bare)
         }
     }
 

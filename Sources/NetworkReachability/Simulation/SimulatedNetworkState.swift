@@ -143,7 +143,7 @@ package struct SimulatedNetworkState: Sendable {
             let removed = interfaces[position].addresses.firstIndex(where: { $0.address == address })
         else { return }
         let length = interfaces[position].addresses.remove(at: removed).prefixLength
-        let prefix = NetworkChanges.Prefix(bytes: address.bytes, length: length)
+        let prefix = NetworkChanges.Prefix(address: address, length: length)
         if let route = routes.firstIndex(where: {
             $0.isPrefixRoute && $0.interfaceIndex == index && $0.destination.bounds.lowest == prefix.bounds.lowest
                 && $0.destination.length == length
@@ -154,8 +154,7 @@ package struct SimulatedNetworkState: Sendable {
 
     private mutating func addPrefixRoute(_ address: IPAddress, _ length: Int, _ index: Int) {
         guard length < address.bytes.count * 8, interfaces.first(where: { $0.index == index })?.type != .loopback else { return }
-        let prefix = NetworkChanges.Prefix(
-            bytes: NetworkChanges.Prefix(bytes: address.bytes, length: length).bounds.lowest, length: length)
+        let prefix = NetworkChanges.Prefix(address: address.prefixBounds(length: length).lowest, length: length)
         var route = Route(destination: prefix, interfaceIndex: index, source: address)
         route.isPrefixRoute = true
         routes.append(route)
@@ -189,7 +188,7 @@ package struct SimulatedNetworkState: Sendable {
     func lookupRoute(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) -> RouteAnswer {
         let destination = destination.withoutZone
         let family = UInt8(destination.family == .ipv4 ? AF_INET : AF_INET6)
-        let fullLength = UInt8(destination.bytes.count * 8)
+        let fullLength = UInt8(destination.byteCount * 8)
         // An IPv4 address stays local while its link is down (its local route stays); IPv6 ones are gone then.
         if interfaces.contains(where: {
             ($0.isUp || destination.family == .ipv4) && $0.addresses.contains { $0.address == destination }
@@ -200,7 +199,7 @@ package struct SimulatedNetworkState: Sendable {
                     destination: destination, gateway: nil, preferredSource: destination, outputInterface: index(of: "lo")))
         }
         let candidates = routes.enumerated().filter { _, route in
-            route.destination.bytes.count == destination.bytes.count && Self.contains(route.destination, destination)
+            route.destination.contains(destination)
                 && (interfaceIndex == nil || route.interfaceIndex == interfaceIndex)
         }
         let best = candidates.min { a, b in
@@ -221,7 +220,7 @@ package struct SimulatedNetworkState: Sendable {
         return .route(
             RouteMessage(
                 family: family, destinationLength: UInt8(route.destination.length), table: UInt32(RT_TABLE_MAIN.rawValue),
-                type: type, destination: route.destination.length == 0 ? nil : IPAddress(bytes: route.destination.bytes),
+                type: type, destination: route.destination.length == 0 ? nil : route.destination.address,
                 gateway: route.gateway, preferredSource: route.kind == .unicast ? preferred : nil,
                 outputInterface: route.interfaceIndex))
     }
@@ -274,8 +273,4 @@ package struct SimulatedNetworkState: Sendable {
         return interface.isDormant ? cnl_if_oper_dormant() : cnl_if_oper_up()
     }
 
-    private static func contains(_ prefix: NetworkChanges.Prefix, _ address: IPAddress) -> Bool {
-        let (lowest, highest) = prefix.bounds
-        return !address.bytes.lexicographicallyPrecedes(lowest) && !highest.lexicographicallyPrecedes(address.bytes)
-    }
 }
