@@ -13,8 +13,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         case ipv6
     }
 
-    /// The address family.
-    public let family: Family
+    // The words first and the two bytes last: 34 bytes, not 41 with the family between words. An address is
+    // stored several times per listening target.
 
     /// Bytes 0–7 and 8–15 as big-endian integers, so that numeric order is byte order; IPv4 fills the top four
     /// bytes of `head`. Everything is held inline, the zone too: as an array and a string, every address cost a
@@ -24,6 +24,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// The zone's UTF-8 bytes packed the same way, and how many there are (0: no zone).
     private let zoneHead: UInt64
     private let zoneTail: UInt64
+
+    /// The address family.
+    public let family: Family
+
     private let zoneLength: UInt8
 
     /// The longest zone: an interface name (`IFNAMSIZ` less its NUL) or index is never longer.
