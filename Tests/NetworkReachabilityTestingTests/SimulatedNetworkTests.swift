@@ -20,6 +20,20 @@ struct SimulatedNetworkTests {
 
     private func address(_ text: String) throws -> IPAddress { try IPAddress(text) }
 
+    /// An IPv6-only network whose DNS64 answers with the well-known prefix, and 198.51.100.7 listened to there
+    /// until the DNS64 discovery its monitor started has ended; the caller stops listening.
+    private func legacyAddressOnAnIPv6OnlyNetwork() throws -> (SimulatedNetwork, NetworkReachability) {
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("2001:db8:1::20/64", to: "eth0")
+        try network.addDefaultRoute(via: "2001:db8:1::1")
+        try network.setDNS64Prefixes(["64:ff9b::/96"])
+        let legacy = try NetworkReachability(address: "198.51.100.7", network: network)
+        legacy.startListening(onQueue: DispatchQueue(label: "listener")) { _ in }
+        network.settle()
+        return (network, legacy)
+    }
+
     // MARK: - Answers
 
     @Test func theInternetIsReachableThroughTheDefaultRoutesGatewayAndInterface() throws {
@@ -106,33 +120,19 @@ struct SimulatedNetworkTests {
     }
 
     @Test func anIPv6OnlyNetworkReachesIPv4AddressesThroughDNS64sPrefix() throws {
-        let network = SimulatedNetwork()
-        try network.addInterface("eth0")
-        try network.addAddress("2001:db8:1::20/64", to: "eth0")
-        try network.addDefaultRoute(via: "2001:db8:1::1")
-        try network.setDNS64Prefixes(["64:ff9b::/96"])
-        let legacy = try NetworkReachability(address: "198.51.100.7", network: network)
-        legacy.startListening(onQueue: DispatchQueue(label: "listener")) { _ in }
-        network.settle()  // the DNS64 discovery a listening monitor starts has ended
+        let (_, legacy) = try legacyAddressOnAnIPv6OnlyNetwork()
+        defer { legacy.stopListening() }
         let snapshot = try legacy.currentSnapshot()
         #expect(snapshot.status == .reachable(.ethernetOrWiFi))
         #expect(snapshot.path.synthesizedAddress == (try address("64:ff9b::c633:6407")))
         // A read after an unrouted one asks the internet's routes in the same request: the same answer
         #expect(try legacy.currentSnapshot() == snapshot)
-        legacy.stopListening()
     }
 
     @Test func readsAfterAnUnroutedOneFollowTheNetworkAsItIsNow() throws {
         // Given an IPv6-only network with DNS64, and an IPv4 address read through NAT64 (no route of its own)
-        let network = SimulatedNetwork()
-        try network.addInterface("eth0")
-        try network.addAddress("2001:db8:1::20/64", to: "eth0")
-        try network.addDefaultRoute(via: "2001:db8:1::1")
-        try network.setDNS64Prefixes(["64:ff9b::/96"])
-        let legacy = try NetworkReachability(address: "198.51.100.7", network: network)
-        legacy.startListening(onQueue: DispatchQueue(label: "listener")) { _ in }
+        let (network, legacy) = try legacyAddressOnAnIPv6OnlyNetwork()
         defer { legacy.stopListening() }
-        network.settle()
         #expect(try legacy.currentSnapshot().path.synthesizedAddress != nil)
         // When the network gains IPv4, then the next read (probes asked along) takes the IPv4 route, not NAT64
         try network.addAddress("192.0.2.2/24", to: "eth0")
