@@ -272,19 +272,14 @@ final class KernelQueries: RouteQuerying {
     /// Reads, without waiting, the notifications queued since the last exchange.
     private func catchUp(_ state: inout State) throws(ReachabilityError) {
         let socket = try openSocket(&state)
-        while true {
-            do throws(ReachabilityError) {
-                guard case .completed(let datagram) = try socket.receive(into: &state.buffer, waiting: false) else { break }
-                guard datagram.senderPortID == 0 else { continue }
-                guard !datagram.isTruncated else {
-                    state.links = [:]  // a notification was cut: what it said is lost
-                    continue
-                }
-                _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
+        while let datagram = try socket.receiveQueued(into: &state.buffer) {
+            switch datagram {
+            case .kernel(let count):
+                _ = NetlinkMessage.walk(state.buffer[0..<count]) { message in
                     if message.portID != socket.portID { follow(message, in: &state.links) }
                 }
-            } catch .systemCallFailed(_, let code) where code == ENOBUFS {
-                state.links = [:]
+            case .truncated, .overflowed: state.links = [:]  // notifications were lost: what they said is unknown
+            case .foreign: continue
             }
         }
         state.refreshes += 1

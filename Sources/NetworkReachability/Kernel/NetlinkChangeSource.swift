@@ -140,18 +140,17 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                 if overflowed { $0.resynchronizations += 1 }
             }
         }
-        receiving: while true {
+        while true {
+            let datagram: NetlinkSocket.QueuedDatagram?
             do {
-                guard case .completed(let datagram) = try subscription.receive(into: &buffer) else { break receiving }
-                guard datagram.senderPortID == 0 else {
-                    foreign += 1
-                    continue
-                }
-                guard !datagram.isTruncated else {
-                    malformed += 1
-                    continue
-                }
-                let broken = NetlinkMessage.walk(buffer[0..<datagram.count]) { message in
+                datagram = try subscription.receiveQueued(into: &buffer)
+            } catch {
+                return .failed(error)
+            }
+            guard let datagram else { break }
+            switch datagram {
+            case .kernel(let count):
+                let broken = NetlinkMessage.walk(buffer[0..<count]) { message in
                     switch apply(message, to: &changes) {
                     case .relevant: relevant = true
                     case .advertised: advertised = true
@@ -160,10 +159,9 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
                     }
                 }
                 malformed += broken
-            } catch .systemCallFailed(_, let code) where code == ENOBUFS {
-                overflowed = true
-            } catch {
-                return .failed(error)
+            case .foreign: foreign += 1
+            case .truncated: malformed += 1
+            case .overflowed: overflowed = true
             }
         }
         // The kernel notifies some changes before it finishes them, still holding RTNL: an IPv4 route

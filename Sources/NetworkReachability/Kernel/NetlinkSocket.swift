@@ -126,6 +126,32 @@ final class NetlinkSocket {
         }
     }
 
+    /// What one receive of queued notifications brought (see ``receiveQueued(into:)``).
+    enum QueuedDatagram {
+        /// A datagram from the kernel: its first `count` bytes are in the buffer.
+        case kernel(count: Int)
+        /// A datagram some user-space process sent: to be dropped.
+        case foreign
+        /// A datagram cut to the buffer's size (`MSG_TRUNC`): what it said is lost.
+        case truncated
+        /// The socket overflowed (`ENOBUFS`): notifications were lost.
+        case overflowed
+    }
+
+    /// Receives the next datagram already queued, without waiting; `nil` once the queue is empty.
+    ///
+    /// Every reader of notifications must tell the same cases apart, so they are told here: a datagram from the
+    /// kernel, one from anyone else, one cut short, and an overflow. Other failures are thrown.
+    func receiveQueued(into buffer: inout [UInt8]) throws(ReachabilityError) -> QueuedDatagram? {
+        do {
+            guard case .completed(let datagram) = try receive(into: &buffer, waiting: false) else { return nil }
+            guard datagram.senderPortID == 0 else { return .foreign }
+            return datagram.isTruncated ? .truncated : .kernel(count: datagram.count)
+        } catch .systemCallFailed(_, let code) where code == ENOBUFS {
+            return .overflowed
+        }
+    }
+
     /// Closes the descriptor; later calls fail with `EBADF`-free no-ops.
     func close() {
         guard !isClosed else { return }
