@@ -137,9 +137,11 @@ public final class NetworkReachability: Sendable {
 
     // MARK: - Reading the current state
 
-    /// Evaluates the target now: one kernel round trip per route lookup (two for the internet, one per family;
-    /// one per address for a host). Blocks on nothing but the kernel: a host answers from its latest resolution
-    /// (`unknown` while the first is pending) and is resolved again in the background.
+    /// Evaluates the target now, in one kernel round trip for an address or the internet (whose two route
+    /// lookups, one per family, go in one request) and one per address for a host. An IPv4 address with no route
+    /// also needs the internet's routes (NAT64 may carry it): they go in the same request while the previous IPv4
+    /// read found no route either, else in a second one. Blocks on nothing but the kernel: a host answers from
+    /// its latest resolution (`unknown` while the first is pending) and is resolved again in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
