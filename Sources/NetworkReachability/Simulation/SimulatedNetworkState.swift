@@ -272,5 +272,4 @@ package struct SimulatedNetworkState: Sendable {
         guard interface.isUp && interface.hasCarrier else { return cnl_if_oper_down() }
         return interface.isDormant ? cnl_if_oper_dormant() : cnl_if_oper_up()
     }
-
 }
