@@ -35,10 +35,3 @@ extension ArraySlice where Element == UInt8 {
         return String(decoding: self[startIndex..<end], as: UTF8.self)
     }
 }
-
-extension Array where Element == UInt8 {
-    /// Appends `value` in native byte order.
-    mutating func appendNative<Value: FixedWidthInteger>(_ value: Value) {
-        Swift.withUnsafeBytes(of: value) { append(contentsOf: $0) }
-    }
-}
