@@ -189,8 +189,13 @@ struct TargetEvaluator {
     /// Whether `answer` makes its destination reachable: its flags only, no interface description.
     private func isReachable(_ answer: RouteAnswer) throws(ReachabilityError) -> Bool {
         guard case .route(let route) = answer, route.type.carriesPackets else { return false }
-        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
+        let link = try outputLink(of: route)
         return NetworkReachabilityStatus(Self.flags(route: route, link: link, interfaceType: nil)).isReachable
+    }
+
+    /// The link `route` leaves through, if it names one that exists.
+    private func outputLink(of route: RouteMessage) throws(ReachabilityError) -> LinkMessage? {
+        try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
     }
 
     /// What the network provisions on the IPv6 route's interface; on an IPv6-only network this is also what
@@ -308,7 +313,7 @@ struct TargetEvaluator {
         guard case .route(let route) = answer, route.type.carriesPackets else {
             return Self.unreachable(target)
         }
-        let link = try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
+        let link = try outputLink(of: route)
         let interface = link.map(classifier.interface(for:))
         let flags = Self.flags(route: route, link: link, interfaceType: interface?.type)
         let isReachable = NetworkReachabilityStatus(flags).isReachable
