@@ -104,7 +104,10 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             zoneLength: UInt8(zoneLength))
     }
 
-    private init(head: UInt64, tail: UInt64, family: Family, zoneHead: UInt64, zoneTail: UInt64, zoneLength: UInt8) {
+    /// Without the zone arguments: an address with no zone.
+    private init(
+        head: UInt64, tail: UInt64, family: Family, zoneHead: UInt64 = 0, zoneTail: UInt64 = 0, zoneLength: UInt8 = 0
+    ) {
         self.head = head
         self.tail = tail
         self.family = family
@@ -176,11 +179,8 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         // IPv4 lives in head's top four bytes; the rest stays zero in the highest address too.
         let headWidth: UInt64 = family == .ipv4 ? 0xFFFF_FFFF_0000_0000 : .max
         let tailWidth: UInt64 = family == .ipv4 ? 0 : .max
-        let lowest = IPAddress(
-            head: head & headMask, tail: tail & tailMask, family: family, zoneHead: 0, zoneTail: 0, zoneLength: 0)
-        let highest = IPAddress(
-            head: head | (~headMask & headWidth), tail: tail | (~tailMask & tailWidth), family: family, zoneHead: 0,
-            zoneTail: 0, zoneLength: 0)
+        let lowest = IPAddress(head: head & headMask, tail: tail & tailMask, family: family)
+        let highest = IPAddress(head: head | (~headMask & headWidth), tail: tail | (~tailMask & tailWidth), family: family)
         return (lowest, highest)
     }
 
@@ -211,7 +211,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// The address without its zone.
     public var withoutZone: IPAddress {
-        IPAddress(head: head, tail: tail, family: family, zoneHead: 0, zoneTail: 0, zoneLength: 0)
+        IPAddress(head: head, tail: tail, family: family)
     }
 }
 
