@@ -36,7 +36,7 @@ package final class ReachabilityMonitor: Sendable {
         let thread = Locked(ThreadState.starting)
         init(source: any RoutingChangeSource) { current = Locked(source) }
         var source: any RoutingChangeSource { current.withLock { $0 } }
-        var runningThread: MonitorThread? {
+        var runningThread: DedicatedThread? {
             thread.withLock { state in if case .running(let thread) = state { thread } else { nil } }
         }
     }
@@ -45,7 +45,7 @@ package final class ReachabilityMonitor: Sendable {
     private enum ThreadState {
         /// Not started yet, or its handle not stored yet.
         case starting
-        case running(MonitorThread)
+        case running(DedicatedThread)
         /// Ended on its own (the subscription failed for good) before its handle was stored.
         case ended
     }
@@ -107,7 +107,7 @@ package final class ReachabilityMonitor: Sendable {
         let (id, loop, isNew) = registered
         if isNew {
             do {
-                let thread = try MonitorThread { [self] in run(loop) }
+                let thread = try DedicatedThread { [self] in run(loop) }
                 let endedAlready = loop.thread.withLock { state in
                     guard case .starting = state else { return true }
                     state = .running(thread)
@@ -282,7 +282,7 @@ package final class ReachabilityMonitor: Sendable {
         }
         guard !dropped.isEmpty else { return }
         // On its own thread: detaches, as nobody will join it now; not started yet, its starter detaches it.
-        loop.thread.withLock { (state: inout ThreadState) -> MonitorThread? in
+        loop.thread.withLock { (state: inout ThreadState) -> DedicatedThread? in
             guard case .running(let thread) = state else {
                 state = .ended
                 return nil

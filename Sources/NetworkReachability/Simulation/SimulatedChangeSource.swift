@@ -34,7 +34,8 @@ final class SimulatedChangeSource: RoutingChangeSource {
         }
         guard !isMonitorThread else { return true }
         return state.wait(
-            until: { $0.isClosed || ($0.isWaiting && !$0.changed && !$0.woken) }, seconds: seconds,
+            until: { $0.isClosed || ($0.isWaiting && !$0.changed && !$0.woken) },
+            deadline: SystemCall.monotonicMilliseconds() + seconds * 1000,
             then: { _, settled in settled })
     }
 

@@ -1,24 +1,30 @@
 import CNetlink
 import Glibc
 
-/// A dedicated thread for the blocking kernel read: it must not occupy a Dispatch or Swift-concurrency worker.
-final class MonitorThread: @unchecked Sendable {
+/// A thread of our own, for the blocking kernel read and for background work: it must not occupy a Dispatch or
+/// Swift-concurrency worker, and using Dispatch at all on Linux starts its pool's monitor, a one-second timer that
+/// wakes the process for as long as it lives.
+final class DedicatedThread: @unchecked Sendable {
     private var thread = pthread_t()
 
     private final class Body {
+        let name: String
         let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+        init(_ name: String, _ run: @escaping @Sendable () -> Void) {
+            self.name = name
+            self.run = run
+        }
     }
 
-    /// Starts `body` on a new thread.
-    init(_ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+    /// Starts `body` on a new thread called `name` (a name over 15 bytes is not set).
+    init(name: String = "reachability", _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
+        let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
         let result = pthread_create(
             &thread, nil,
             { context in
                 guard let context else { return nil }
                 let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-                cnl_name_current_thread("reachability")
+                cnl_name_current_thread(body.name)
                 body.run()
                 return nil
             }, context)

@@ -14,7 +14,12 @@ final class ConditionLock<Value>: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        let results = (pthread_mutex_init(mutex, nil), pthread_cond_init(condition, nil))
+        // Deadlines are on the monotonic clock, which a change of the wall clock cannot move.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        let results = (pthread_mutex_init(mutex, nil), pthread_cond_init(condition, &attributes))
+        pthread_condattr_destroy(&attributes)
         precondition(results == (0, 0), "pthread_mutex_init or pthread_cond_init failed: \(results)")
     }
 
@@ -37,27 +42,25 @@ final class ConditionLock<Value>: @unchecked Sendable {
         return body(&value)
     }
 
-    /// Sleeps until `isReady` holds for the value or `seconds` pass, then runs `body` with exclusive access.
+    /// Sleeps until `isReady` holds for the value or `deadline` passes, then runs `body` with exclusive access.
     ///
-    /// - Returns: `body`'s result, and whether `isReady` held (false: timed out).
+    /// - Parameter deadline: milliseconds on `CLOCK_MONOTONIC` (``SystemCall/monotonicMilliseconds()``); none
+    ///   waits without end.
+    /// - Returns: `body`'s result, given whether `isReady` held (false: timed out).
     func wait<Result>(
-        until isReady: (Value) -> Bool, seconds: Int? = nil, then body: (inout Value, Bool) -> Result
+        until isReady: (Value) -> Bool, deadline milliseconds: Int? = nil, then body: (inout Value, Bool) -> Result
     ) -> Result {
-        var deadline = timespec()
-        if let seconds {
-            clock_gettime(CLOCK_REALTIME, &deadline)
-            deadline.tv_sec += seconds
-        }
+        let deadline = milliseconds.map { timespec(tv_sec: $0 / 1000, tv_nsec: $0 % 1000 * 1_000_000) }
         pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
         }
         while !isReady(value) {
-            if seconds == nil {
+            if var deadline {
+                if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+            } else {
                 pthread_cond_wait(condition, mutex)
-            } else if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT {
-                break
             }
         }
         return body(&value, isReady(value))
