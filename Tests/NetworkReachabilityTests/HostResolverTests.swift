@@ -82,4 +82,21 @@ struct HostResolverTests {
         waitUntil { reports.values.count == 2 }
         #expect(reports.values.last?.1 == .resolved([IPAddress(bytes: [192, 0, 2, 7])!]))
     }
+
+    @Test func everyThreadEndsOnceTheLookupsAreDoneSoTheProcessCanSleep() throws {
+        // Given lookups on every lane, one of them past its timeout
+        let fake = FakeLookup()
+        let reports = Reports()
+        let resolver = HostResolver(lookUp: fake.lookUp, report: reports.append)
+        resolver.resolve(try HostName("late.test"), timeout: .milliseconds(20))
+        for index in 0..<7 { resolver.resolve(try HostName("name\(index).test"), timeout: .seconds(30)) }
+        waitUntil { reports.values.count == 1 }
+        #expect(resolver.hasThreads)
+        // When every lookup has answered
+        fake.release(8)
+        waitUntil { reports.values.count == 9 }
+        // Then no lane or timer thread is left, though seven 30-second timeouts were pending
+        waitUntil { !resolver.hasThreads }
+        #expect(!resolver.hasThreads)
+    }
 }

@@ -50,6 +50,43 @@ struct HostNamesInNamespaceTests {
         #expect(decode(output.lines.last ?? "")["flagsString"] as? String == "-R ------d")
     }
 
+    @Test func aWatchThatResolvedANameAndLookedForDNS64KeepsNoThreadBeyondItsOwnTwo() throws {
+        // Given a watch of a name from the hosts file and of an IPv4 address
+        let network = try TestNetwork()
+        defer { network.remove() }
+        try network.setResolverConfiguration(nameserver: TestNetwork.gatewayIPv4)  // nothing listens there
+        try network.setHostsFile(["\(TestNetwork.gatewayIPv4) sleepy.test"])
+        let output = LineCollector()
+        let watcher = try network.start(
+            [ReachBinary.path, "watch", "sleepy.test", "198.51.100.1", "--json"], output: output.pipe)
+        #expect(eventually { output.lines.contains { host(decode($0))["resolution"] as? String == "resolved" } })
+        // And the network turned IPv6-only, so the IPv4 address makes the monitor look for DNS64
+        try network.ip("-4", "route", "del", "default")
+        #expect(
+            eventually {
+                output.lines.contains {
+                    decode($0)["target"] as? String == "198.51.100.1" && decode($0)["status"] as? String == "notReachable"
+                }
+            })
+        // Then, once that work is done, only the main thread and the monitor's are left: the resolver's threads
+        // ended, and no Dispatch pool was started (its monitor would wake the process every second from then on).
+        // (Wake-ups themselves are not counted here: other tests' namespaces coming and going wake the monitor.)
+        #expect(eventually(timeout: 5) { (try? Self.threadNames(of: watcher.pid)) == Self.watchThreadNames })
+        #expect(try Self.threadNames(of: watcher.pid) == Self.watchThreadNames)
+    }
+
+    /// The threads of an idle `reach watch`, sorted: the main one and the monitor's, plus, under ThreadSanitizer,
+    /// the background thread its runtime starts with the first `pthread_create` (it keeps the process's name).
+    private static let watchThreadNames = (Sanitizer.current == "thread" ? ["reach"] : []) + ["reach", "reachability"]
+
+    /// The names of `pid`'s threads, sorted.
+    private static func threadNames(of pid: pid_t) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
+            try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }.sorted()
+    }
+
     @Test func nameFromDNSWithAAndAAAARecordsReportsBothAndTheChosenOne() throws {
         let network = try TestNetwork()
         defer { network.remove() }

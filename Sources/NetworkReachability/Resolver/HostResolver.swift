@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Runs `getaddrinfo` off every caller's thread: on a few serial lanes (so at most one blocked thread each),
 /// with at most one resolution in flight per name and a timeout of our own (glibc's retries can take far longer).
 final class HostResolver: NameResolving {
@@ -15,7 +13,7 @@ final class HostResolver: NameResolving {
         case timedOut
     }
 
-    /// Receives outcomes, on a lane or the timer queue; must not block.
+    /// Receives outcomes, on a lane's or the timer's thread; must not block.
     typealias Report = @Sendable (HostName, Outcome) -> Void
 
     /// How many `getaddrinfo` calls may block at once, whatever the number of names.
@@ -34,8 +32,9 @@ final class HostResolver: NameResolving {
         var nextID: UInt64 = 1
     }
 
-    private let lanes = (0..<HostResolver.laneCount).map { DispatchQueue(label: "NetworkReachability.resolver.\($0)") }
-    private let timers = DispatchQueue(label: "NetworkReachability.resolver.timers")
+    // Threads of their own, not Dispatch queues, so that the process sleeps once the lookups are done.
+    private let lanes = (0..<HostResolver.laneCount).map { SerialLane(name: "resolver-\($0)") }
+    private let timeouts = DeadlineTimer(name: "resolver-timer")
     // Guarded by its lock; never held while reporting.
     private let state = Locked(State())
     private let report: Report
@@ -68,10 +67,11 @@ final class HostResolver: NameResolving {
     }
 
     private func run(_ name: HostName, _ flight: Flight, timeout: Duration) {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        timers.asyncAfter(deadline: .now() + seconds) { [self] in expire(name, id: flight.id) }
-        lanes[flight.lane].async { [self] in
-            finish(name, id: flight.id, outcome: Outcome(lookUp(name.name)), timeout: timeout)
+        let timer = timeouts.schedule(after: timeout) { [self] in expire(name, id: flight.id) }
+        lanes[flight.lane].run { [self] in
+            let outcome = Outcome(lookUp(name.name))
+            timeouts.cancel(timer)
+            finish(name, id: flight.id, outcome: outcome, timeout: timeout)
         }
     }
 
@@ -99,6 +99,9 @@ final class HostResolver: NameResolving {
         report(name, outcome)
         if let again { run(name, again, timeout: timeout) }
     }
+
+    /// Whether any lane's or the timer's thread is alive: false once every lookup has ended.
+    var hasThreads: Bool { timeouts.isRunning || lanes.contains { $0.isRunning } }
 }
 
 extension HostResolver.Outcome {

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Finds the network's NAT64 prefixes the RFC 7050 way: ask DNS64 for `ipv4only.arpa`'s AAAA records and
 /// locate the well-known IPv4 addresses 192.0.0.170 / 192.0.0.171 inside the answers.
 public enum NAT64Discovery {
@@ -9,7 +7,9 @@ public enum NAT64Discovery {
     /// The name RFC 7050 resolves.
     static let wellKnownName = "ipv4only.arpa"
 
-    private static let queue = DispatchQueue(label: "NetworkReachability.nat64-discovery")
+    // A thread of its own, not a Dispatch queue, so that the process sleeps once discovery is done.
+    private static let lane = SerialLane(name: "dns64")
+    private static let timeouts = DeadlineTimer(name: "dns64-timer")
 
     /// Resolves `ipv4only.arpa` (AAAA only) off the caller's thread and returns the prefixes found, in answer
     /// order; none when the network has no DNS64, the lookup fails, or no answer comes within `timeout`.
@@ -30,13 +30,15 @@ public enum NAT64Discovery {
             }
             if first { completion(prefixes) }
         }
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish([]) }
-        queue.async {
+        let timer = timeouts.schedule(after: timeout) { finish([]) }
+        lane.run {
+            let found: [NAT64Prefix]
             switch SystemCall.resolve(wellKnownName, ipv6Only: true) {
-            case .success(let answers): finish(prefixes(in: answers))
-            case .failure: finish([])
+            case .success(let answers): found = prefixes(in: answers)
+            case .failure: found = []
             }
+            timeouts.cancel(timer)
+            finish(found)
         }
     }
 
