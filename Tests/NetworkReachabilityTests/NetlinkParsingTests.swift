@@ -80,6 +80,53 @@ struct NetlinkParsingTests {
         #expect(RouteMessage(NetlinkMessage.split(attributeTooShort[...]).messages[0]) == nil)
     }
 
+    @Test func routeAttributesFirstOneWinsAndAViaIsTheGatewayOnlyWithoutAGateway() throws {
+        // An IPv4 route through an IPv6 next hop (RTA_VIA: family, then the address), its output interface
+        // given twice, and its table attribute overriding the one-byte field
+        var via: [UInt8] = [UInt8(AF_INET6), 0]
+        via += try IPAddress("fe80::1").bytes
+        let attributes: [(UInt16, [UInt8])] = [
+            (UInt16(RTA_TABLE.rawValue), [0x10, 0x27, 0, 0]),  // 10,000 in native order
+            (UInt16(RTA_DST.rawValue), [198, 51, 100, 0]),
+            (UInt16(RTA_VIA.rawValue), via),
+            (UInt16(RTA_OIF.rawValue), [7, 0, 0, 0]),
+            (UInt16(RTA_OIF.rawValue), [9, 0, 0, 0]),
+            (UInt16(RTA_PREFSRC.rawValue), [192, 0, 2, 2]),
+        ]
+        let route = try #require(RouteMessage(Self.routeMessage(attributes)))
+        #expect(route.table == 10_000)
+        #expect(try route.destination == IPAddress("198.51.100.0"))
+        #expect(try route.gateway == IPAddress("fe80::1"))
+        #expect(route.outputInterface == 7)
+        #expect(try route.preferredSource == IPAddress("192.0.2.2"))
+        // With a gateway too, the gateway wins; an output interface shorter than four bytes is none
+        let both = try #require(
+            RouteMessage(
+                Self.routeMessage([
+                    (UInt16(RTA_VIA.rawValue), via), (UInt16(RTA_GATEWAY.rawValue), [192, 0, 2, 1]),
+                    (UInt16(RTA_OIF.rawValue), [7, 0]),
+                ])))
+        #expect(try both.gateway == IPAddress("192.0.2.1"))
+        #expect(both.outputInterface == nil)
+        // An address of the wrong size is no address, and the rest of the message still counts
+        let odd = try #require(RouteMessage(Self.routeMessage([(UInt16(RTA_DST.rawValue), [198, 51, 100])])))
+        #expect(odd.destination == nil)
+        #expect(odd.type == .unicast)
+    }
+
+    /// An `RTM_NEWROUTE` for IPv4 in the main table, unicast, with `attributes` in order.
+    private static func routeMessage(_ attributes: [(UInt16, [UInt8])]) -> NetlinkMessage {
+        var payload: [UInt8] = [UInt8(AF_INET), 24, 0, 0, UInt8(RT_TABLE_MAIN.rawValue), 0, 0, UInt8(RTN_UNICAST)]
+        payload.appendNative(UInt32(0))  // rtm_flags
+        for (type, value) in attributes {
+            payload.appendNative(UInt16(4 + value.count))
+            payload.appendNative(type)
+            payload += value
+            payload += [UInt8](repeating: 0, count: (4 - value.count % 4) % 4)
+        }
+        return NetlinkMessage(type: UInt16(RTM_NEWROUTE), flags: 0, sequence: 0, portID: 0, payload: payload[...])
+    }
+
     @Test func twoMessagesInOneDatagramBothParse() {
         let datagram = CapturedMessages.loopbackAddress + CapturedMessages.routeToLoopback
         let (messages, malformed) = NetlinkMessage.split(datagram[...])

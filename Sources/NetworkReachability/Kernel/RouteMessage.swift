@@ -61,37 +61,43 @@ struct RouteMessage: Sendable, Equatable {
     /// Parses the payload of a route message; `nil` when it is truncated or its attributes lie.
     init?(_ message: NetlinkMessage) {
         guard message.type == UInt16(RTM_NEWROUTE) || message.type == UInt16(RTM_DELROUTE),
-            let family = message.payload.byte(at: 0),
-            let destinationLength = message.payload.byte(at: 1),
-            let table = message.payload.byte(at: 4),
-            let type = message.payload.byte(at: 7),
-            let flags = message.payload.uint32(at: 8),
-            let attributes = message.payload.bytes(
-                at: Int(cnl_rtmsg_length()), count: message.payload.count - Int(cnl_rtmsg_length()))
+            let route = message.payload.withUnsafeBytes(Self.parse)
         else { return nil }
-        self.family = family
-        self.destinationLength = destinationLength
-        self.type = RouteType(type)
-        self.flags = flags
-        self.table = UInt32(table)
-        // One pass, the first of each attribute winning: a lookup answer is parsed per target per change.
+        self = route
+    }
+
+    /// Reads the raw payload in one pass, the first of each attribute winning: a lookup answer is parsed per
+    /// target per change, so no slice (and no reference counting) is made on the way.
+    private static func parse(_ payload: UnsafeRawBufferPointer) -> RouteMessage? {
+        guard let family = payload.byte(at: 0),
+            let destinationLength = payload.byte(at: 1),
+            let table = payload.byte(at: 4),
+            let type = payload.byte(at: 7),
+            let flags = payload.uint32(at: 8),
+            let attributes = payload.bytes(
+                at: Int(cnl_rtmsg_length()), count: payload.count - Int(cnl_rtmsg_length()))
+        else { return nil }
+        var route = RouteMessage(
+            family: family, destinationLength: destinationLength, table: UInt32(table), type: RouteType(type),
+            flags: flags, destination: nil, gateway: nil, preferredSource: nil, outputInterface: nil)
         var seen: UInt64 = 0  // a bit per attribute type read below, all < 64
         var via: IPAddress?
-        let wellFormed = NetlinkAttribute.visit(attributes) { attribute in
-            guard attribute.type < 64, seen & (1 << attribute.type) == 0 else { return }
-            seen |= 1 << attribute.type
-            switch attribute.type {
-            case UInt16(RTA_TABLE.rawValue): if let value = attribute.payload.uint32(at: 0) { self.table = value }
-            case UInt16(RTA_DST.rawValue): destination = IPAddress(networkOrder: attribute.payload)
-            case UInt16(RTA_GATEWAY.rawValue): gateway = IPAddress(networkOrder: attribute.payload)
-            case UInt16(RTA_VIA.rawValue) where attribute.payload.count > 2:
-                via = IPAddress(networkOrder: attribute.payload.dropFirst(2))  // struct rtvia: family, then the address
-            case UInt16(RTA_PREFSRC.rawValue): preferredSource = IPAddress(networkOrder: attribute.payload)
-            case UInt16(RTA_OIF.rawValue): outputInterface = attribute.payload.uint32(at: 0).map(Int.init)
+        let wellFormed = NetlinkAttribute.visit(attributes) { type, value in
+            guard type < 64, seen & (1 << type) == 0 else { return }
+            seen |= 1 << type
+            switch type {
+            case UInt16(RTA_TABLE.rawValue): if let table = value.uint32(at: 0) { route.table = table }
+            case UInt16(RTA_DST.rawValue): route.destination = IPAddress(networkOrder: value)
+            case UInt16(RTA_GATEWAY.rawValue): route.gateway = IPAddress(networkOrder: value)
+            case UInt16(RTA_VIA.rawValue) where value.count > 2:
+                via = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))  // struct rtvia: family, then the address
+            case UInt16(RTA_PREFSRC.rawValue): route.preferredSource = IPAddress(networkOrder: value)
+            case UInt16(RTA_OIF.rawValue): route.outputInterface = value.uint32(at: 0).map(Int.init)
             default: break
             }
         }
         guard wellFormed else { return nil }
-        if gateway == nil { gateway = via }
+        if route.gateway == nil { route.gateway = via }
+        return route
     }
 }

@@ -124,6 +124,16 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func pack(_ bytes: UnsafeRawBufferPointer) -> (head: UInt64, tail: UInt64) {
+        // An address's own sizes are loaded directly: every route a lookup answers holds two or three.
+        switch bytes.count {
+        case 4: return (UInt64(UInt32(bigEndian: bytes.loadUnaligned(as: UInt32.self))) << 32, 0)
+        case 16:
+            return (
+                UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        default: break
+        }
         var words: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &words) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes.prefix(16))) }
         return (UInt64(bigEndian: words.0), UInt64(bigEndian: words.1))
