@@ -64,6 +64,25 @@ struct InterfaceClassifierTests {
         #expect(classifier.classify(name: "../../etc", hardwareType: ether, isLoopback: false) == .other)
     }
 
+    @Test func anIndexReusedUnderAnotherNameOrHardwareTypeIsClassifiedAgain() throws {
+        let root = try sysfs { root in
+            try interface(root, "wlan0", directories: ["wireless"])
+            try interface(root, "rmnet0", driver: "qmi_wwan")
+        }
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let classifier = InterfaceClassifier(sysfsRoot: root)
+        func type(_ name: String, _ hardwareType: UInt16) -> NetworkInterface.InterfaceType {
+            let link = LinkMessage(
+                index: 4, name: name, hardwareType: hardwareType, flags: cnl_iff_up(),
+                operationalState: cnl_if_oper_up(), kind: nil)
+            return classifier.interface(for: link).type
+        }
+        #expect(type("wlan0", ether) == .wifi)
+        #expect(type("wlan0", ether) == .wifi)  // from the cache
+        #expect(type("rmnet0", rawIP) == .cellular)  // index 4 now names another interface
+        #expect(type("rmnet0", ether) == .wiredEthernet)  // same name, another hardware type
+    }
+
     @Test func cellularInterfacesAreExpensiveAndSetWWAN() throws {
         let root = try sysfs { try interface($0, "wwan0", uevent: "DEVTYPE=wwan\n") }
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -5,10 +5,11 @@ import CNetlink
 ///
 /// Results are cached per (index, name, hardware type): an interface's kind does not change while it exists.
 final class InterfaceClassifier: InterfaceClassifying {
-    private struct CacheKey: Hashable {
-        var index: Int
+    /// A classification, and the name and hardware type it was made for.
+    private struct Classified {
         var name: String
         var hardwareType: UInt16
+        var type: NetworkInterface.InterfaceType
     }
     /// Drivers of cellular modems that present raw-IP links.
     static let cellularDrivers: Set<String> = [
@@ -18,8 +19,9 @@ final class InterfaceClassifier: InterfaceClassifying {
     /// The directory that holds `class/net`, normally `/sys`.
     let sysfsRoot: String
 
-    // Guarded by its lock.
-    private let cache = Locked([CacheKey: NetworkInterface.InterfaceType]())
+    // Guarded by its lock. Keyed by index alone, so a read hashes an integer rather than a name; an entry
+    // counts only while its name and hardware type still match the link's.
+    private let cache = Locked([Int: Classified]())
 
     init(sysfsRoot: String = "/sys") {
         self.sysfsRoot = sysfsRoot
@@ -27,17 +29,17 @@ final class InterfaceClassifier: InterfaceClassifying {
 
     /// The public description of `link`, classified once and then served from the cache.
     func interface(for link: LinkMessage) -> NetworkInterface {
-        let key = CacheKey(index: link.index, name: link.name, hardwareType: link.hardwareType)
-        let type =
-            cache.withLock { $0[key] }
-            ?? {
-                let type = classify(name: link.name, hardwareType: link.hardwareType, isLoopback: link.isLoopback)
-                cache.withLock {
-                    if $0.count > 4096 { $0.removeAll() }  // bounded: interfaces come and go in long-lived processes
-                    $0[key] = type
-                }
-                return type
-            }()
+        let cached = cache.withLock { $0[link.index] }
+        let type: NetworkInterface.InterfaceType
+        if let cached, cached.name == link.name, cached.hardwareType == link.hardwareType {
+            type = cached.type
+        } else {
+            type = classify(name: link.name, hardwareType: link.hardwareType, isLoopback: link.isLoopback)
+            cache.withLock {
+                if $0.count > 4096 { $0.removeAll() }  // bounded: interfaces come and go in long-lived processes
+                $0[link.index] = Classified(name: link.name, hardwareType: link.hardwareType, type: type)
+            }
+        }
         return NetworkInterface(name: link.name, index: link.index, type: type, linkKind: link.kind)
     }
 
