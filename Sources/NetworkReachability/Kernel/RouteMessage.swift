@@ -90,7 +90,8 @@ struct RouteMessage: Sendable, Equatable {
             case UInt16(RTA_DST.rawValue): route.destination = IPAddress(networkOrder: value)
             case UInt16(RTA_GATEWAY.rawValue): route.gateway = IPAddress(networkOrder: value)
             case UInt16(RTA_VIA.rawValue) where value.count > 2:
-                via = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))  // struct rtvia: family, then the address
+                // struct rtvia: the family, then the address
+                via = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))
             case UInt16(RTA_PREFSRC.rawValue): route.preferredSource = IPAddress(networkOrder: value)
             case UInt16(RTA_OIF.rawValue): route.outputInterface = value.uint32(at: 0).map(Int.init)
             default: break
