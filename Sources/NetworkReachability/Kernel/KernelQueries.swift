@@ -49,7 +49,7 @@ final class KernelQueries: RouteQuerying {
     ) throws(ReachabilityError) -> RouteAnswer {
         var answer: RouteAnswer?
         try exchange(1, { _ in .route(to: destination, from: source, interfaceIndex: interfaceIndex) }) { _, event in
-            answer = Self.routeAnswer(answer, event)
+            Self.record(event, in: &answer)
         }
         guard let answer else { throw .malformedKernelReply("route lookup answer") }
         return answer
@@ -59,7 +59,7 @@ final class KernelQueries: RouteQuerying {
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
         var answers = [RouteAnswer?](repeating: nil, count: destinations.count)
         try exchange(destinations.count, { .route(to: destinations[$0], from: nil, interfaceIndex: nil) }) {
-            position, event in answers[position] = Self.routeAnswer(answers[position], event)
+            position, event in Self.record(event, in: &answers[position])
         }
         return try answers.map { (answer: RouteAnswer?) throws(ReachabilityError) -> RouteAnswer in
             guard let answer else { throw .malformedKernelReply("route lookup answer") }
@@ -67,14 +67,15 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
-    /// A route lookup's answer so far, after `event`: its route message, or the errno it failed with. A lookup
-    /// that completes without a route stays `nil`, which the caller reports as a malformed reply.
-    private static func routeAnswer(_ answer: RouteAnswer?, _ event: Event) -> RouteAnswer? {
+    /// Updates a route lookup's answer so far with `event`: its route message, or the errno it failed with. A
+    /// lookup that completes without a route stays `nil`, which the caller reports as a malformed reply. In
+    /// place, as an answer is large enough that copying it in and out showed in every lookup.
+    private static func record(_ event: Event, in answer: inout RouteAnswer?) {
         switch event {
-        case .message(let message): RouteMessage(message).map(RouteAnswer.route) ?? answer
-        case .failed(let code): .noRoute(errno: code)
-        case .completed: answer
-        case .restarted: nil
+        case .message(let message): if let route = RouteMessage(message) { answer = .route(route) }
+        case .failed(let code): answer = .noRoute(errno: code)
+        case .completed: break
+        case .restarted: answer = nil
         }
     }
 
