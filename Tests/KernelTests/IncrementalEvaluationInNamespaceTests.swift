@@ -72,6 +72,31 @@ struct IncrementalEvaluationInNamespaceTests {
         }
     }
 
+    /// A target's slot number is free again once its last registration leaves, and the next new target takes
+    /// it: that one must hear its own answers and rest on its own route only, nothing of the one before.
+    @Test func aTargetTakingAFreedSlotNumberRestsOnlyOnItsOwnRoute() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 3)
+        defer { fleet.stop() }
+        fleet.objects[1].removeConsumer(slot: "test")
+        let newcomer = try NetworkReachability(
+            target: .address(IPAddress("10.0.0.200")), backend: fleet.backend, logger: NetworkReachability.silentLogger)
+        let heard = Recorder<ReachabilitySnapshot>()
+        try newcomer.addImmediateConsumer(slot: "test", deliver: { heard.append($0) }, finish: {})
+        defer { newcomer.removeConsumer(slot: "test") }
+        #expect(heard.waitFor(1).first?.target == .address(try IPAddress("10.0.0.200")))
+
+        let before = fleet.evaluations
+        try network.ip("route", "add", "unreachable", "10.0.0.2/32")  // the departed target's route
+        try fleet.touchOnly(3, in: network)
+        #expect(fleet.evaluations - before == 1)
+        try network.ip("route", "add", "unreachable", "10.0.0.200/32")
+        let second = heard.waitFor(2)
+        #expect(second.last?.target == .address(try IPAddress("10.0.0.200")))
+        #expect(second.last?.status == .notReachable)
+    }
+
     @Test func theDefaultRouteReachesEveryTargetBehindIt() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }

@@ -3,14 +3,16 @@
 /// targets inside a changed prefix are one binary search away. Work per batch grows with what the batch
 /// touches, not with the number of targets.
 ///
-/// `Key` names a target: the monitor uses a small integer per distinct target, which hashes and copies far
-/// more cheaply than the target itself (10,000 targets move between these sets on a default route's change).
-struct DependencyIndex<Key: Hashable> {
-    private var dependencies: [Key: TargetDependency] = [:]
-    private var always: Set<Key> = []
-    private var byInterface: [Int: CompactSet<Key>] = [:]
-    private var bySource: [IPAddress: CompactSet<Key>] = [:]
-    private var byDestination: [IPAddress: CompactSet<Key>] = [:]
+/// Targets are named by their monitor slot numbers, small integers handed out densely and reused: what a
+/// target rests on is kept at its number, and the sets of targets are ``SlotSet``s, bitmaps where they are
+/// big (10,000 targets move between these sets on a default route's change, and hashing each was most of it).
+struct DependencyIndex {
+    /// By slot number; `nil` for a number not in use.
+    private var dependencies: [TargetDependency?] = []
+    private var always = SlotSet()
+    private var byInterface: [Int: SlotSet] = [:]
+    private var bySource: [IPAddress: SlotSet] = [:]
+    private var byDestination: [IPAddress: SlotSet] = [:]
     /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a new key is inserted in
     /// place (a target whose answer flips changes its keys every time). A key whose last target left stays, as
     /// removing from the middle moves everything after it: stopping 10,000 targets one by one was quadratic.
@@ -20,31 +22,36 @@ struct DependencyIndex<Key: Hashable> {
     private var staleDestinations = 0
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
-    mutating func set(_ dependency: TargetDependency, for target: Key) {
-        let previous = dependencies.updateValue(dependency, forKey: target)
+    mutating func set(_ dependency: TargetDependency, for target: Int) {
+        if target >= dependencies.count {
+            dependencies.append(contentsOf: repeatElement(nil, count: target + 1 - dependencies.count))
+        }
+        let previous = dependencies[target]
         guard previous != dependency else { return }
+        dependencies[target] = dependency
         reindex(target, from: previous, to: dependency)
     }
 
     /// Forgets `target` (its last registration left).
-    mutating func remove(_ target: Key) {
-        guard let previous = dependencies.removeValue(forKey: target) else { return }
+    mutating func remove(_ target: Int) {
+        guard dependencies.indices.contains(target), let previous = dependencies[target] else { return }
+        dependencies[target] = nil
         reindex(target, from: previous, to: nil)
     }
 
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
     /// after a default route's removal every target changes, mostly not its destinations.
-    private mutating func reindex(_ target: Key, from old: TargetDependency?, to new: TargetDependency?) {
+    private mutating func reindex(_ target: Int, from old: TargetDependency?, to new: TargetDependency?) {
         let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
         let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
         if new?.always == true { always.insert(target) } else { always.remove(target) }
         if oldInterface != newInterface {
             if let oldInterface { Self.remove(target, from: &byInterface, at: oldInterface) }
-            if let newInterface { byInterface[newInterface, default: CompactSet()].insert(target) }
+            if let newInterface { byInterface[newInterface, default: SlotSet()].insert(target) }
         }
         if oldSource != newSource {
             if let oldSource { Self.remove(target, from: &bySource, at: oldSource) }
-            if let newSource { bySource[newSource, default: CompactSet()].insert(target) }
+            if let newSource { bySource[newSource, default: SlotSet()].insert(target) }
         }
         for destination in oldDestinations where !newDestinations.contains(destination) {
             let emptied = Self.remove(target, from: &byDestination, at: destination)
@@ -52,7 +59,7 @@ struct DependencyIndex<Key: Hashable> {
         }
         for destination in newDestinations where !oldDestinations.contains(destination) {
             if byDestination[destination] == nil { insertSorted(destination) }
-            byDestination[destination, default: CompactSet()].insert(target)
+            byDestination[destination, default: SlotSet()].insert(target)
         }
     }
 
@@ -64,20 +71,24 @@ struct DependencyIndex<Key: Hashable> {
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
-    func affected(by changes: NetworkChanges) -> Set<Key> {
-        if changes.affectsEverything { return Set(dependencies.keys) }
+    func affected(by changes: NetworkChanges) -> SlotSet {
+        if changes.affectsEverything {
+            var everything = SlotSet()
+            for target in dependencies.indices where dependencies[target] != nil { everything.insert(target) }
+            return everything
+        }
         var affected = always
-        for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? CompactSet()) }
+        for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? SlotSet()) }
         for address in changes.addresses.map(\.withoutZone) {
-            affected.formUnion(bySource[address] ?? CompactSet())
-            affected.formUnion(byDestination[address] ?? CompactSet())
+            affected.formUnion(bySource[address] ?? SlotSet())
+            affected.formUnion(byDestination[address] ?? SlotSet())
         }
         for prefix in changes.routePrefixes {
             let (lowest, highest) = prefix.bounds
             let sorted = sortedDestinations[lowest.byteCount] ?? []
             var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
             while position < sorted.count, !highest.precedesInByteOrder(sorted[position]) {
-                affected.formUnion(byDestination[sorted[position]] ?? CompactSet())
+                affected.formUnion(byDestination[sorted[position]] ?? SlotSet())
                 position += 1
             }
         }
@@ -125,7 +136,7 @@ struct DependencyIndex<Key: Hashable> {
     /// Removes `target` from the set at `key`, dropping an emptied set; whether the key went away.
     @discardableResult
     private static func remove<TableKey: Hashable>(
-        _ target: Key, from table: inout [TableKey: CompactSet<Key>], at key: TableKey
+        _ target: Int, from table: inout [TableKey: SlotSet], at key: TableKey
     ) -> Bool {
         table[key]?.remove(target)
         guard table[key]?.isEmpty == true else { return false }

@@ -52,14 +52,15 @@ package final class ReachabilityMonitor: Sendable {
 
     private struct State {
         var registrations: [UInt64: Registration] = [:]
-        /// Each distinct target's slot, by a number given when its first registration arrives and never reused.
-        var slots: [Int: TargetSlot] = [:]
+        /// Each distinct target's slot, at a number given when its first registration arrives and free again
+        /// when its last one leaves: the numbers stay dense, so that sets of them are bitmaps (``SlotSet``).
+        var slots: [TargetSlot?] = []
         var slotIDs: [ReachabilityTarget: Int] = [:]
-        var nextSlotID = 0
+        var freeSlotIDs: [Int] = []
         /// What each evaluated target's last answer rests on, by slot number.
-        var dependencies = DependencyIndex<Int>()
+        var dependencies = DependencyIndex()
         /// Slots to evaluate in the next pass whatever the changes: new registrations, new host resolutions.
-        var due: Set<Int> = []
+        var due = SlotSet()
         var nextID: UInt64 = 1
         var loop: Loop?
         var retiredStatistics = MonitorStatistics()
@@ -143,8 +144,12 @@ package final class ReachabilityMonitor: Sendable {
             if let existing = state.slotIDs[target] {
                 slotID = existing
             } else {
-                slotID = state.nextSlotID
-                state.nextSlotID += 1
+                if let free = state.freeSlotIDs.popLast() {
+                    slotID = free
+                } else {
+                    slotID = state.slots.count
+                    state.slots.append(nil)
+                }
                 state.slotIDs[target] = slotID
                 state.slots[slotID] = TargetSlot(target: target)
             }
@@ -167,6 +172,7 @@ package final class ReachabilityMonitor: Sendable {
             state.slots[slotID]?.registrations.remove(id)
             if state.slots[slotID]?.registrations.isEmpty == true {
                 state.slots[slotID] = nil
+                state.freeSlotIDs.append(slotID)
                 if let target { state.slotIDs[target] = nil }
                 state.dependencies.remove(slotID)
                 state.due.remove(slotID)
@@ -189,7 +195,7 @@ package final class ReachabilityMonitor: Sendable {
     func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
             let matching = state.slotIDs.filter { matches($0.key) }.values
-            state.due.formUnion(matching)
+            for slotID in matching { state.due.insert(slotID) }
             return matching.isEmpty ? nil : state.loop
         }
         loop?.source.wake()
@@ -274,8 +280,9 @@ package final class ReachabilityMonitor: Sendable {
                 state.registrations.removeAll()
                 state.slots.removeAll()
                 state.slotIDs.removeAll()
+                state.freeSlotIDs.removeAll()
                 state.dependencies = DependencyIndex()
-                state.due.removeAll()
+                state.due = SlotSet()
                 state.loggers.removeAll()
             }
             return state.registrations.values.map { ($0, state.slots[$0.slot]?.target) }
@@ -302,9 +309,10 @@ package final class ReachabilityMonitor: Sendable {
         let due: [(slot: Int, target: ReachabilityTarget)] = state.withLock { state in
             var due = state.dependencies.affected(by: changes)
             due.formUnion(state.due)  // not evaluated yet, or marked
-            state.due.removeAll()
-            state.targetEvaluations += due.count
-            return due.compactMap { slotID in state.slots[slotID].map { (slotID, $0.target) } }
+            state.due = SlotSet()
+            let evaluated = due.compactMap { slotID in state.slots[slotID].map { (slotID, $0.target) } }
+            state.targetEvaluations += evaluated.count
+            return evaluated
         }
         guard !due.isEmpty else { return }
         let evaluations = source.evaluate(due.map(\.target))
@@ -317,17 +325,17 @@ package final class ReachabilityMonitor: Sendable {
             var deliveries: [(Sink, ReachabilitySnapshot)] = []
             for position in due.indices {
                 let slotID = due[position].slot
-                // Its last registration may have left meanwhile.
-                guard let slot = state.slots.index(forKey: slotID) else { continue }
+                // Its last registration may have left meanwhile, and its number gone to another target.
+                guard state.slots[slotID]?.target == due[position].target else { continue }
                 let snapshot: ReachabilitySnapshot
                 switch evaluations[position].result {
                 case .success(let evaluated): snapshot = evaluated
                 case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
-                let isNew = state.slots.values[slot].last != snapshot
-                if isNew { state.slots.values[slot].last = snapshot }
+                let isNew = state.slots[slotID]?.last != snapshot
+                if isNew { state.slots[slotID]?.last = snapshot }
                 state.dependencies.set(evaluations[position].dependency, for: slotID)
-                for id in state.slots.values[slot].registrations {
+                for id in state.slots[slotID]?.registrations ?? CompactSet() {
                     guard let registration = state.registrations.index(forKey: id) else { continue }
                     let isCurrent = state.registrations.values[registration].isCurrent
                     guard isNew || !isCurrent else { continue }
