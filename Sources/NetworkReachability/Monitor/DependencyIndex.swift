@@ -5,14 +5,22 @@
 ///
 /// Targets are named by their monitor slot numbers, small integers handed out densely and reused: what a
 /// target rests on is kept at its number, and the sets of targets are ``SlotSet``s, bitmaps where they are
-/// big (10,000 targets move between these sets on a default route's change, and hashing each was most of it).
+/// big, found by number where a target leaves them (10,000 targets move between an interface's and a source
+/// address's sets on a default route's change, and hashing each was most of the index's cost).
 struct DependencyIndex {
+    /// What a target rests on, and the numbers of the interface's and source address's sets it is in.
+    private struct Entry {
+        var dependency: TargetDependency
+        var interfaceSet: Int?
+        var sourceSet: Int?
+    }
+
     /// By slot number; `nil` for a number not in use.
-    private var dependencies: [TargetDependency?] = []
+    private var entries: [Entry?] = []
     private var always = SlotSet()
-    private var byInterface: [Int: SlotSet] = [:]
-    private var bySource: [IPAddress: SlotSet] = [:]
-    private var byDestination: [IPAddress: SlotSet] = [:]
+    private var byInterface = NumberedSlotSets<Int>()
+    private var bySource = NumberedSlotSets<IPAddress>()
+    private var byDestination = NumberedSlotSets<IPAddress>()
     /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a new key is inserted in
     /// place (a target whose answer flips changes its keys every time). A key whose last target left stays, as
     /// removing from the middle moves everything after it: stopping 10,000 targets one by one was quadratic.
@@ -23,43 +31,42 @@ struct DependencyIndex {
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: Int) {
-        if target >= dependencies.count {
-            dependencies.append(contentsOf: repeatElement(nil, count: target + 1 - dependencies.count))
-        }
-        let previous = dependencies[target]
-        guard previous != dependency else { return }
-        dependencies[target] = dependency
-        reindex(target, from: previous, to: dependency)
+        if target >= entries.count { entries.append(contentsOf: repeatElement(nil, count: target + 1 - entries.count)) }
+        let previous = entries[target]
+        guard previous?.dependency != dependency else { return }
+        var entry = Entry(dependency: dependency, interfaceSet: previous?.interfaceSet, sourceSet: previous?.sourceSet)
+        reindex(target, in: &entry, from: previous?.dependency, to: dependency)
+        entries[target] = entry
     }
 
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: Int) {
-        guard dependencies.indices.contains(target), let previous = dependencies[target] else { return }
-        dependencies[target] = nil
-        reindex(target, from: previous, to: nil)
+        guard entries.indices.contains(target), var entry = entries[target] else { return }
+        entries[target] = nil
+        reindex(target, in: &entry, from: entry.dependency, to: nil)
     }
 
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
     /// after a default route's removal every target changes, mostly not its destinations.
-    private mutating func reindex(_ target: Int, from old: TargetDependency?, to new: TargetDependency?) {
+    private mutating func reindex(
+        _ target: Int, in entry: inout Entry, from old: TargetDependency?, to new: TargetDependency?
+    ) {
         let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
         let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
         if new?.always == true { always.insert(target) } else { always.remove(target) }
         if oldInterface != newInterface {
-            if let oldInterface { Self.remove(target, from: &byInterface, at: oldInterface) }
-            if let newInterface { byInterface[newInterface, default: SlotSet()].insert(target) }
+            if let number = entry.interfaceSet { byInterface.remove(target, fromSetNumbered: number) }
+            entry.interfaceSet = newInterface.map { byInterface.insert(target, at: $0).number }
         }
         if oldSource != newSource {
-            if let oldSource { Self.remove(target, from: &bySource, at: oldSource) }
-            if let newSource { bySource[newSource, default: SlotSet()].insert(target) }
+            if let number = entry.sourceSet { bySource.remove(target, fromSetNumbered: number) }
+            entry.sourceSet = newSource.map { bySource.insert(target, at: $0).number }
         }
         for destination in oldDestinations where !newDestinations.contains(destination) {
-            let emptied = Self.remove(target, from: &byDestination, at: destination)
-            if emptied { retireSorted() }
+            if byDestination.remove(target, at: destination) { retireSorted() }
         }
         for destination in newDestinations where !oldDestinations.contains(destination) {
-            if byDestination[destination] == nil { insertSorted(destination) }
-            byDestination[destination, default: SlotSet()].insert(target)
+            if byDestination.insert(target, at: destination).isNew { insertSorted(destination) }
         }
     }
 
@@ -74,7 +81,7 @@ struct DependencyIndex {
     func affected(by changes: NetworkChanges) -> SlotSet {
         if changes.affectsEverything {
             var everything = SlotSet()
-            for target in dependencies.indices where dependencies[target] != nil { everything.insert(target) }
+            for target in entries.indices where entries[target] != nil { everything.insert(target) }
             return everything
         }
         var affected = always
@@ -110,7 +117,7 @@ struct DependencyIndex {
     /// Counts a key that lost its last target, and drops all such keys in one pass once they outnumber the rest.
     private mutating func retireSorted() {
         staleDestinations += 1
-        guard staleDestinations > byDestination.count else { return }
+        guard staleDestinations > byDestination.keyCount else { return }
         for (length, keys) in sortedDestinations {
             sortedDestinations[length] = keys.filter { byDestination[$0] != nil }
         }
@@ -131,16 +138,5 @@ struct DependencyIndex {
             if isAtOrAfter(sorted[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
-    }
-
-    /// Removes `target` from the set at `key`, dropping an emptied set; whether the key went away.
-    @discardableResult
-    private static func remove<TableKey: Hashable>(
-        _ target: Int, from table: inout [TableKey: SlotSet], at key: TableKey
-    ) -> Bool {
-        table[key]?.remove(target)
-        guard table[key]?.isEmpty == true else { return false }
-        table[key] = nil
-        return true
     }
 }

@@ -1,0 +1,74 @@
+/// Sets of targets by key (an interface, a source address, a destination), each set with a number its members
+/// can keep, so a target leaves its set without hashing the key.
+///
+/// After a default route's change 10,000 targets leave one interface's set and join another's, one after the
+/// other, and as many join or leave the internet probes' sets: leaving goes by number, and a key used by the
+/// call before (joining or leaving by key) skips the hash table too.
+struct NumberedSlotSets<Key: Hashable> {
+    private var numbers: [Key: Int] = [:]
+    /// By number; an emptied set's number is free again, and its key `nil`.
+    private var sets: [SlotSet] = []
+    private var keys: [Key?] = []
+    private var freeNumbers: [Int] = []
+    private var lastUsed: (key: Key, number: Int)?
+
+    /// How many keys have a set.
+    var keyCount: Int { numbers.count }
+
+    /// The targets at `key`, if any.
+    subscript(key: Key) -> SlotSet? {
+        numbers[key].map { sets[$0] }
+    }
+
+    /// Adds `target` to the set at `key`; returns the set's number, which ``remove(_:fromSetNumbered:)`` takes,
+    /// and whether the set is new.
+    @discardableResult
+    mutating func insert(_ target: Int, at key: Key) -> (number: Int, isNew: Bool) {
+        let number: Int
+        var isNew = false
+        if let lastUsed, lastUsed.key == key {
+            number = lastUsed.number
+        } else if let existing = numbers[key] {
+            number = existing
+        } else if let free = freeNumbers.popLast() {
+            (number, isNew) = (free, true)
+            keys[free] = key
+            numbers[key] = free
+        } else {
+            (number, isNew) = (sets.count, true)
+            sets.append(SlotSet())
+            keys.append(key)
+            numbers[key] = number
+        }
+        lastUsed = (key, number)
+        sets[number].insert(target)
+        return (number, isNew)
+    }
+
+    /// Takes `target` out of the set at `key`; whether the set emptied and went away.
+    @discardableResult
+    mutating func remove(_ target: Int, at key: Key) -> Bool {
+        let number: Int
+        if let lastUsed, lastUsed.key == key {
+            number = lastUsed.number
+        } else if let existing = numbers[key] {
+            number = existing
+        } else {
+            return false
+        }
+        lastUsed = (key, number)
+        return remove(target, fromSetNumbered: number)
+    }
+
+    /// Takes `target` out of the set numbered `number`; whether the set emptied and went away.
+    @discardableResult
+    mutating func remove(_ target: Int, fromSetNumbered number: Int) -> Bool {
+        sets[number].remove(target)
+        guard sets[number].isEmpty, let key = keys[number] else { return false }
+        numbers[key] = nil
+        keys[number] = nil
+        freeNumbers.append(number)
+        if lastUsed?.number == number { lastUsed = nil }
+        return true
+    }
+}
