@@ -26,17 +26,6 @@ struct SlotSet: Sequence {
         return false
     }
 
-    func contains(_ slot: Int) -> Bool {
-        switch storage {
-        case .empty: return false
-        case .one(let only): return only == slot
-        case .sparse(let elements, _): return elements.contains(slot)
-        case .dense(let words, _):
-            let (word, bit) = Self.position(of: slot)
-            return word < words.count && words[word] & bit != 0
-        }
-    }
-
     mutating func insert(_ slot: Int) {
         precondition(slot >= 0, "a slot number is never negative")
         switch storage {
