@@ -1,6 +1,6 @@
-/// A set that holds one element without a heap allocation: the monitor keeps a set per target (the
-/// registrations sharing it, the targets behind each destination), and nearly all of them hold one element,
-/// where a `Set` costs an allocation of about 80 bytes.
+/// A set that holds one element without a heap allocation: the monitor keeps a set of registrations per target,
+/// and nearly all of them hold one element, where a `Set` costs an allocation of about 80 bytes. (Sets of
+/// targets are ``SlotSet``s, which also turn into bitmaps.)
 struct CompactSet<Element: Hashable>: Sequence {
     private enum Storage {
         case empty

@@ -5,10 +5,15 @@
 /// other, and as many join or leave the internet probes' sets: leaving goes by number, and a key used by the
 /// call before (joining or leaving by key) skips the hash table too.
 struct NumberedSlotSets<Key: Hashable> {
+    /// One numbered set and the key it belongs to; `key` is `nil` while the number is free.
+    private struct Bucket {
+        var key: Key?
+        var targets = SlotSet()
+    }
+
     private var numbers: [Key: Int] = [:]
-    /// By number; an emptied set's number is free again, and its key `nil`.
-    private var sets: [SlotSet] = []
-    private var keys: [Key?] = []
+    /// By number; an emptied set's number is free again.
+    private var buckets: [Bucket] = []
     private var freeNumbers: [Int] = []
     private var lastUsed: (key: Key, number: Int)?
 
@@ -17,7 +22,7 @@ struct NumberedSlotSets<Key: Hashable> {
 
     /// The targets at `key`, if any.
     subscript(key: Key) -> SlotSet? {
-        numbers[key].map { sets[$0] }
+        numbers[key].map { buckets[$0].targets }
     }
 
     /// Adds `target` to the set at `key`; returns the set's number, which ``remove(_:fromSetNumbered:)`` takes,
@@ -32,16 +37,15 @@ struct NumberedSlotSets<Key: Hashable> {
             number = existing
         } else if let free = freeNumbers.popLast() {
             (number, isNew) = (free, true)
-            keys[free] = key
+            buckets[free].key = key
             numbers[key] = free
         } else {
-            (number, isNew) = (sets.count, true)
-            sets.append(SlotSet())
-            keys.append(key)
+            (number, isNew) = (buckets.count, true)
+            buckets.append(Bucket(key: key))
             numbers[key] = number
         }
         lastUsed = (key, number)
-        sets[number].insert(target)
+        buckets[number].targets.insert(target)
         return (number, isNew)
     }
 
@@ -63,10 +67,10 @@ struct NumberedSlotSets<Key: Hashable> {
     /// Takes `target` out of the set numbered `number`; whether the set emptied and went away.
     @discardableResult
     mutating func remove(_ target: Int, fromSetNumbered number: Int) -> Bool {
-        sets[number].remove(target)
-        guard sets[number].isEmpty, let key = keys[number] else { return false }
+        buckets[number].targets.remove(target)
+        guard buckets[number].targets.isEmpty, let key = buckets[number].key else { return false }
         numbers[key] = nil
-        keys[number] = nil
+        buckets[number].key = nil
         freeNumbers.append(number)
         if lastUsed?.number == number { lastUsed = nil }
         return true
