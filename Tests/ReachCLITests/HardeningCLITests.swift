@@ -26,10 +26,14 @@ struct HardeningCLITests {
         let (watcher, output, log) = try startVerboseWatch(in: network)
         defer { watcher.send(SIGKILL) }
 
-        // When 100,000 route changes flood it, the last removing the default route
+        // When 100,000 route changes flood it while it is stopped, the last removing the default route
+        // (stopped, so that its socket surely overflows: a reader that keeps up, as it can while the machine is
+        // busy and `ip` slowed down too, would see no overflow; and with nothing arriving after, exactly one)
+        watcher.send(SIGSTOP)
         try network.floodRoutes(100_000, finally: "route del default")
+        watcher.send(SIGCONT)
 
-        // Then the log names the overflows and counts the re-reads, and the last line is the kernel's answer
+        // Then the log names the overflow and counts the re-read, and the last line is the kernel's answer
         #expect(
             log.waitForLine(timeout: 20) { $0.contains("overflowed (ENOBUFS)") && $0.contains("resynchronizations so far: 1") }
                 != nil)
