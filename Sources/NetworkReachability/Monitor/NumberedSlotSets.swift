@@ -2,8 +2,8 @@
 /// can keep, so a target leaves its set without hashing the key.
 ///
 /// After a default route's change 10,000 targets leave one interface's set and join another's, one after the
-/// other, and as many join or leave the internet probes' sets: leaving goes by number, and a key used by the
-/// call before (joining or leaving by key) skips the hash table too.
+/// other, and as many join or leave the internet probes' sets, IPv4's and IPv6's in turn: leaving goes by
+/// number, and either of the two keys used last (joining or leaving by key) skips the hash table too.
 struct NumberedSlotSets<Key: Hashable> {
     /// One numbered set and the key it belongs to; `key` is `nil` while the number is free.
     private struct Bucket {
@@ -15,7 +15,9 @@ struct NumberedSlotSets<Key: Hashable> {
     /// By number; an emptied set's number is free again.
     private var buckets: [Bucket] = []
     private var freeNumbers: [Int] = []
+    /// The two keys used last and their numbers, the latest first.
     private var lastUsed: (key: Key, number: Int)?
+    private var usedBefore: (key: Key, number: Int)?
 
     /// How many keys have a set.
     var keyCount: Int { numbers.count }
@@ -31,8 +33,8 @@ struct NumberedSlotSets<Key: Hashable> {
     mutating func insert(_ target: Int, at key: Key) -> (number: Int, isNew: Bool) {
         let number: Int
         var isNew = false
-        if let lastUsed, lastUsed.key == key {
-            number = lastUsed.number
+        if let recent = recentNumber(of: key) {
+            number = recent
         } else if let existing = numbers[key] {
             number = existing
         } else if let free = freeNumbers.popLast() {
@@ -44,7 +46,7 @@ struct NumberedSlotSets<Key: Hashable> {
             buckets.append(Bucket(key: key))
             numbers[key] = number
         }
-        lastUsed = (key, number)
+        remember(key, number)
         buckets[number].targets.insert(target)
         return (number, isNew)
     }
@@ -53,14 +55,14 @@ struct NumberedSlotSets<Key: Hashable> {
     @discardableResult
     mutating func remove(_ target: Int, at key: Key) -> Bool {
         let number: Int
-        if let lastUsed, lastUsed.key == key {
-            number = lastUsed.number
+        if let recent = recentNumber(of: key) {
+            number = recent
         } else if let existing = numbers[key] {
             number = existing
         } else {
             return false
         }
-        lastUsed = (key, number)
+        remember(key, number)
         return remove(target, fromSetNumbered: number)
     }
 
@@ -73,6 +75,19 @@ struct NumberedSlotSets<Key: Hashable> {
         buckets[number].key = nil
         freeNumbers.append(number)
         if lastUsed?.number == number { lastUsed = nil }
+        if usedBefore?.number == number { usedBefore = nil }
         return true
+    }
+
+    private func recentNumber(of key: Key) -> Int? {
+        if let lastUsed, lastUsed.key == key { return lastUsed.number }
+        if let usedBefore, usedBefore.key == key { return usedBefore.number }
+        return nil
+    }
+
+    private mutating func remember(_ key: Key, _ number: Int) {
+        guard lastUsed?.key != key else { return }
+        usedBefore = lastUsed
+        lastUsed = (key, number)
     }
 }
