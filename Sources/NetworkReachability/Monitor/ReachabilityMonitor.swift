@@ -22,6 +22,21 @@ package final class ReachabilityMonitor: Sendable {
         var isCurrent = false
     }
 
+    // A pass's lists hold these structs, not tuples: an array of tuples is destroyed through the runtime's
+    // generic tuple witnesses, and a labelled one built from unlabelled tuples is cast element by element.
+
+    /// A target a pass evaluates, with its slot number.
+    private struct DueTarget {
+        let slot: Int
+        let target: ReachabilityTarget
+    }
+
+    /// A snapshot for one registration's sink, called once the lock is released.
+    private struct Delivery {
+        let sink: Sink
+        let snapshot: ReachabilitySnapshot
+    }
+
     /// One distinct target, evaluated once per pass however many registrations share it.
     private struct TargetSlot {
         let target: ReachabilityTarget
@@ -306,23 +321,23 @@ package final class ReachabilityMonitor: Sendable {
     /// with a new resolution), each distinct target once, then delivers a snapshot to every registration
     /// that has not heard it.
     private func evaluate(after changes: NetworkChanges, source: any RoutingChangeSource) {
-        let due: [(slot: Int, target: ReachabilityTarget)] = state.withLock { state in
+        let due: [DueTarget] = state.withLock { state in
             var due = state.dependencies.affected(by: changes)
             due.formUnion(state.due)  // not evaluated yet, or marked
             state.due = SlotSet()
-            let evaluated = due.compactMap { slotID in state.slots[slotID].map { (slotID, $0.target) } }
+            let evaluated = due.compactMap { slotID in state.slots[slotID].map { DueTarget(slot: slotID, target: $0.target) } }
             state.targetEvaluations += evaluated.count
             return evaluated
         }
         guard !due.isEmpty else { return }
         let evaluations = source.evaluate(due.map(\.target))
-        for (evaluation, (_, target)) in zip(evaluations, due) {
-            if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(target) failed: \(error)") }
+        for (evaluation, entry) in zip(evaluations, due) {
+            if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
         }
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
         // comparisons themselves with 10,000 targets.
-        let deliveries: [(Sink, ReachabilitySnapshot)] = state.withLock { state in
-            var deliveries: [(Sink, ReachabilitySnapshot)] = []
+        let deliveries: [Delivery] = state.withLock { state in
+            var deliveries: [Delivery] = []
             for position in due.indices {
                 let slotID = due[position].slot
                 // Its last registration may have left meanwhile, and its number gone to another target.
@@ -340,16 +355,16 @@ package final class ReachabilityMonitor: Sendable {
                     let isCurrent = state.registrations.values[registration].isCurrent
                     guard isNew || !isCurrent else { continue }
                     if !isCurrent { state.registrations.values[registration].isCurrent = true }
-                    deliveries.append((state.registrations.values[registration].sink, snapshot))
+                    deliveries.append(Delivery(sink: state.registrations.values[registration].sink, snapshot: snapshot))
                 }
             }
             return deliveries
         }
         let batch = DeliveryBatch()
-        for (sink, snapshot) in deliveries { sink(snapshot, batch) }
+        for delivery in deliveries { delivery.sink(delivery.snapshot, batch) }
         batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
-        for case (_, .host(let name)) in due { hosts.beginResolving(name) }
+        for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
     }
 
     // MARK: - Logging
