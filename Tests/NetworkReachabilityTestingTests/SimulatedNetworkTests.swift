@@ -238,6 +238,23 @@ struct SimulatedNetworkTests {
         #expect(await updates.next()?.flags == [.reachable, .connectionRequired])
     }
 
+    @Test(.timeLimit(.minutes(1)))  // a sequence that misses a change would wait for it forever
+    func oneObjectsUpdatesAndItsListenerBothHearEachChange() async throws {
+        // One object, two consumers of its one registration: each hears every change, not only the first added.
+        let network = try wifiNetwork()
+        let reachability = try NetworkReachability(network: network)
+        var updates = reachability.updates.makeAsyncIterator()
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        let queue = DispatchQueue(label: "listener")
+        reachability.startListening(onQueue: queue) { statuses.append($0) }
+        #expect(await updates.next()?.status == .reachable(.ethernetOrWiFi))
+        network.removeDefaultRoutes()
+        #expect(await updates.next()?.status == .notReachable)
+        queue.sync {}
+        #expect(statuses.values == [.reachable(.ethernetOrWiFi), .notReachable])
+        reachability.stopListening()
+    }
+
     @Test func aWaitReturnsTheStatusThatSatisfiedIt() async throws {
         let network = SimulatedNetwork()
         try network.addInterface("eth0")

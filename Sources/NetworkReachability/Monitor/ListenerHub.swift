@@ -159,18 +159,29 @@ final class ListenerHub: Sendable {
         for consumer in consumers { consumer.finish?() }
     }
 
+    /// A consumer that accepted a snapshot, called once the lock is released.
+    private struct Acceptance {
+        let deliver: Deliver
+        let consumer: UInt64
+    }
+
     private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64, batch: DeliveryBatch) {
-        let deliveries: [(Deliver, UInt64)] = state.withLock { state in
-            guard state.registrationTag == tag else { return [] }
+        // Most objects have one consumer: it goes without an array, which 10,000 objects would each allocate
+        // and free in every pass.
+        let (first, others): (Acceptance?, [Acceptance]) = state.withLock { state in
+            guard state.registrationTag == tag else { return (nil, []) }
             state.latest = snapshot
-            var deliveries: [(Deliver, UInt64)] = []
+            var first: Acceptance?
+            var others: [Acceptance] = []
             // Through indices, so each consumer is updated in place.
             for index in state.consumers.indices where state.consumers[index].accepts(snapshot) {
-                deliveries.append((state.consumers[index].deliver, state.consumers[index].id))
+                let acceptance = Acceptance(deliver: state.consumers[index].deliver, consumer: state.consumers[index].id)
+                if first == nil { first = acceptance } else { others.append(acceptance) }
             }
-            return deliveries
+            return (first, others)
         }
-        for (deliver, id) in deliveries { deliver(id, snapshot, batch) }
+        if let first { first.deliver(first.consumer, snapshot, batch) }
+        for acceptance in others { acceptance.deliver(acceptance.consumer, snapshot, batch) }
     }
 
     private static func takeRegistration(_ state: inout State) -> UInt64? {
