@@ -335,22 +335,21 @@ package final class ReachabilityMonitor: Sendable {
             if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
         }
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
-        // comparisons themselves with 10,000 targets.
+        // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copied
+        // the whole slot each time).
         let deliveries: [Delivery] = state.withLock { state in
             var deliveries: [Delivery] = []
             for position in due.indices {
                 let slotID = due[position].slot
-                // Its last registration may have left meanwhile, and its number gone to another target.
-                guard state.slots[slotID]?.target == due[position].target else { continue }
                 let snapshot: ReachabilitySnapshot
                 switch evaluations[position].result {
                 case .success(let evaluated): snapshot = evaluated
                 case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
-                let isNew = state.slots[slotID]?.last != snapshot
-                if isNew { state.slots[slotID]?.last = snapshot }
+                let recorded = Self.record(snapshot, of: due[position].target, in: &state.slots[slotID])
+                guard let (isNew, registrations) = recorded else { continue }
                 state.dependencies.set(evaluations[position].dependency, for: slotID)
-                for id in state.slots[slotID]?.registrations ?? CompactSet() {
+                for id in registrations {
                     guard let registration = state.registrations.index(forKey: id) else { continue }
                     let isCurrent = state.registrations.values[registration].isCurrent
                     guard isNew || !isCurrent else { continue }
@@ -365,6 +364,18 @@ package final class ReachabilityMonitor: Sendable {
         batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
         for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
+    }
+
+    /// Keeps `target`'s `snapshot` as the slot's last one, in place: whether it differs from the one before,
+    /// and the slot's registrations. `nil` when the slot no longer holds `target` (its last registration left
+    /// during the pass, and its number may have gone to another target).
+    private static func record(
+        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot?
+    ) -> (isNew: Bool, registrations: CompactSet<UInt64>)? {
+        guard slot?.target == target, let registrations = slot?.registrations else { return nil }
+        let isNew = slot?.last != snapshot
+        if isNew { slot?.last = snapshot }
+        return (isNew, registrations)
     }
 
     // MARK: - Logging
