@@ -33,9 +33,7 @@ struct NumberedSlotSets<Key: Hashable> {
     mutating func insert(_ target: Int, at key: Key) -> (number: Int, isNew: Bool) {
         let number: Int
         var isNew = false
-        if let recent = recentNumber(of: key) {
-            number = recent
-        } else if let existing = numbers[key] {
+        if let existing = setNumber(of: key) {
             number = existing
         } else if let free = freeNumbers.popLast() {
             (number, isNew) = (free, true)
@@ -54,14 +52,7 @@ struct NumberedSlotSets<Key: Hashable> {
     /// Takes `target` out of the set at `key`; whether the set emptied and went away.
     @discardableResult
     mutating func remove(_ target: Int, at key: Key) -> Bool {
-        let number: Int
-        if let recent = recentNumber(of: key) {
-            number = recent
-        } else if let existing = numbers[key] {
-            number = existing
-        } else {
-            return false
-        }
+        guard let number = setNumber(of: key) else { return false }
         remember(key, number)
         return remove(target, fromSetNumbered: number)
     }
@@ -79,10 +70,11 @@ struct NumberedSlotSets<Key: Hashable> {
         return true
     }
 
-    private func recentNumber(of key: Key) -> Int? {
+    /// The number of `key`'s set, if it has one: from the two keys used last without hashing, else the table.
+    private func setNumber(of key: Key) -> Int? {
         if let lastUsed, lastUsed.key == key { return lastUsed.number }
         if let usedBefore, usedBefore.key == key { return usedBefore.number }
-        return nil
+        return numbers[key]
     }
 
     private mutating func remember(_ key: Key, _ number: Int) {
