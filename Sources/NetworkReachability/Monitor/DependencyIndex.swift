@@ -8,15 +8,12 @@
 /// big, found by number where a target leaves them (10,000 targets move between an interface's and a source
 /// address's sets on a default route's change, and hashing each was most of the index's cost).
 struct DependencyIndex {
-    /// What a target rests on, and the numbers of the interface's and source address's sets it is in.
-    private struct Entry {
-        var dependency: TargetDependency
-        var interfaceSet: Int?
-        var sourceSet: Int?
-    }
-
-    /// By slot number; `nil` for a number not in use.
-    private var entries: [Entry?] = []
+    /// By slot number, what a target rests on; `nil` for a number not in use.
+    private var dependencies: [TargetDependency?] = []
+    /// By slot number, the numbers of the interface's and source address's sets the target is in, -1 for none.
+    /// Kept apart from `dependencies`, so that moving a target between sets copies no dependency in and out.
+    private var interfaceSets: [Int] = []
+    private var sourceSets: [Int] = []
     private var always = SlotSet()
     private var byInterface = NumberedSlotSets<Int>()
     private var bySource = NumberedSlotSets<IPAddress>()
@@ -31,36 +28,40 @@ struct DependencyIndex {
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: Int) {
-        if target >= entries.count { entries.append(contentsOf: repeatElement(nil, count: target + 1 - entries.count)) }
-        let previous = entries[target]
-        guard previous?.dependency != dependency else { return }
-        var entry = Entry(dependency: dependency, interfaceSet: previous?.interfaceSet, sourceSet: previous?.sourceSet)
-        reindex(target, in: &entry, from: previous?.dependency, to: dependency)
-        entries[target] = entry
+        if target >= dependencies.count {
+            let missing = target + 1 - dependencies.count
+            dependencies.append(contentsOf: repeatElement(nil, count: missing))
+            interfaceSets.append(contentsOf: repeatElement(-1, count: missing))
+            sourceSets.append(contentsOf: repeatElement(-1, count: missing))
+        }
+        let previous = dependencies[target].take()
+        guard previous != dependency else {
+            dependencies[target] = previous
+            return
+        }
+        reindex(target, from: previous, to: dependency)
+        dependencies[target] = dependency
     }
 
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: Int) {
-        guard entries.indices.contains(target), var entry = entries[target] else { return }
-        entries[target] = nil
-        reindex(target, in: &entry, from: entry.dependency, to: nil)
+        guard dependencies.indices.contains(target), let previous = dependencies[target].take() else { return }
+        reindex(target, from: previous, to: nil)
     }
 
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
     /// after a default route's removal every target changes, mostly not its destinations.
-    private mutating func reindex(
-        _ target: Int, in entry: inout Entry, from old: TargetDependency?, to new: TargetDependency?
-    ) {
+    private mutating func reindex(_ target: Int, from old: TargetDependency?, to new: TargetDependency?) {
         let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
         let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
         if new?.always == true { always.insert(target) } else { always.remove(target) }
         if oldInterface != newInterface {
-            if let number = entry.interfaceSet { byInterface.remove(target, fromSetNumbered: number) }
-            entry.interfaceSet = newInterface.map { byInterface.insert(target, at: $0).number }
+            if interfaceSets[target] >= 0 { byInterface.remove(target, fromSetNumbered: interfaceSets[target]) }
+            interfaceSets[target] = newInterface.map { byInterface.insert(target, at: $0).number } ?? -1
         }
         if oldSource != newSource {
-            if let number = entry.sourceSet { bySource.remove(target, fromSetNumbered: number) }
-            entry.sourceSet = newSource.map { bySource.insert(target, at: $0).number }
+            if sourceSets[target] >= 0 { bySource.remove(target, fromSetNumbered: sourceSets[target]) }
+            sourceSets[target] = newSource.map { bySource.insert(target, at: $0).number } ?? -1
         }
         for destination in oldDestinations where !newDestinations.contains(destination) {
             if byDestination.remove(target, at: destination) { retireSorted() }
@@ -81,7 +82,7 @@ struct DependencyIndex {
     func affected(by changes: NetworkChanges) -> SlotSet {
         if changes.affectsEverything {
             var everything = SlotSet()
-            for target in entries.indices where entries[target] != nil { everything.insert(target) }
+            for target in dependencies.indices where dependencies[target] != nil { everything.insert(target) }
             return everything
         }
         var affected = always
