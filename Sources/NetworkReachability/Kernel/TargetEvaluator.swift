@@ -105,22 +105,32 @@ struct TargetEvaluator {
         }
     }
 
-    /// What a target's answer rests on: see ``TargetDependency``.
+    /// What a target's answer rests on: see ``TargetDependency``. Each branch builds its list of destinations
+    /// whole: this runs for every target of a pass, and a second allocation per target showed.
     static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
-        var destinations: [IPAddress]
+        // A zone names an interface by name or index, which a re-created link changes: no narrowing for zoned
+        // addresses, nor while NAT64 discovery runs.
+        guard !snapshot.path.awaitsNAT64Discovery else { return .always }
+        let destinations: [IPAddress]
         switch target {
-        case .address(let address): destinations = [address]
-        case .addressPair(let local, let remote): destinations = [remote, local]
+        case .address(let address):
+            guard address.zone == nil else { return .always }
+            if address.family == .ipv4, snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil {
+                // NAT64 carries it, or may: its answer also rests on the internet's routes and the synthesized
+                // address.
+                destinations =
+                    if let synthesized = snapshot.path.synthesizedAddress {
+                        [address, internetProbeIPv4, internetProbeIPv6, synthesized]
+                    } else {
+                        [address, internetProbeIPv4, internetProbeIPv6]
+                    }
+            } else {
+                destinations = [address]
+            }
+        case .addressPair(let local, let remote):
+            guard local.zone == nil, remote.zone == nil else { return .always }
+            destinations = [remote, local]
         case .internet, .linkLocal, .host: return .always
-        }
-        // A zone names an interface by name or index, which a re-created link changes: no narrowing.
-        guard !snapshot.path.awaitsNAT64Discovery, destinations.allSatisfy({ $0.zone == nil }) else { return .always }
-        if case .address(let address) = target, address.family == .ipv4,
-            snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil
-        {
-            // NAT64 carries it, or may: its answer also rests on the internet's routes and the synthesized address.
-            destinations += [internetProbeIPv4, internetProbeIPv6]
-            if let synthesized = snapshot.path.synthesizedAddress { destinations.append(synthesized) }
         }
         return TargetDependency(
             destinations: destinations, interfaceIndex: snapshot.path.interface?.index,
