@@ -63,7 +63,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     // MARK: - RoutingChangeSource
 
     func waitForChanges() -> RoutingChange {
-        probeMemo.answers = nil  // whatever comes next may change them
+        probeMemo.clear()
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),

@@ -32,9 +32,28 @@ struct TargetEvaluator {
         }
     }
 
-    /// Holds the internet probes' answers until the monitor's next pass clears them.
+    /// Holds, for one monitor pass, what every unrouted IPv4 target of the pass would otherwise ask again: the
+    /// internet probes' answers, and what they make of NAT64. ``clear()`` before the next pass.
     final class ProbeMemo {
         var answers: [RouteAnswer]?
+        var nat64: NAT64Plan?
+
+        /// Forgets the pass's answers: whatever comes next may change them.
+        func clear() {
+            answers = nil
+            nat64 = nil
+        }
+    }
+
+    /// How an IPv4 address without a route of its own is carried, given the internet's routes and what the
+    /// network provisions: the same for every such address at one moment.
+    enum NAT64Plan {
+        /// Not through NAT64: IPv4 works, IPv6 does not, or no prefix is known and none is being discovered.
+        case notCarried
+        /// The first DNS64 discovery of this IPv6-only network runs.
+        case awaitingDiscovery
+        /// Through its address synthesized with this prefix.
+        case synthesized(NAT64Prefix)
     }
 
     // MARK: - Targets
@@ -247,22 +266,40 @@ struct TargetEvaluator {
     private func evaluateThroughNAT64(_ address: IPAddress, probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError)
         -> ReachabilitySnapshot?
     {
-        let answers = try internetProbeAnswers(probes)
-        // Beside a usable IPv4 internet NAT64 plays no part: its flags settle that, no interface described.
-        guard try !isReachable(answers.ipv4) else { return nil }
-        let ipv6 = try snapshot(.internet, family: .ipv6, answers.ipv6)
-        guard ipv6.status.isReachable else { return nil }
-        let provisions = provisions(ipv4IsReachable: false, ipv6: ipv6)
-        guard let prefix = provisions.nat64Prefixes.first?.prefix else {
-            guard provisions.isDiscovering else { return nil }
+        switch try nat64Plan(probes: probes) {
+        case .notCarried:
+            return nil
+        case .awaitingDiscovery:
             var waiting = Self.unreachable(.address(address))
             waiting.path.awaitsNAT64Discovery = true
             return waiting
+        case .synthesized(let prefix):
+            let synthesized = try prefix.synthesize(address)
+            var result = try snapshot(.address(address), family: .ipv6, lookup(synthesized))
+            result.path.synthesizedAddress = synthesized
+            return result
         }
-        let synthesized = try prefix.synthesize(address)
-        var result = try snapshot(.address(address), family: .ipv6, lookup(synthesized))
-        result.path.synthesizedAddress = synthesized
-        return result
+    }
+
+    /// How unrouted IPv4 addresses are carried now: the pass's memo when there is one, else worked out.
+    private func nat64Plan(probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError) -> NAT64Plan {
+        if probes == nil, let known = probeMemo?.nat64 { return known }
+        let answers = try internetProbeAnswers(probes)
+        let plan: NAT64Plan
+        // Beside a usable IPv4 internet NAT64 plays no part: its flags settle that, no interface described.
+        if try isReachable(answers.ipv4) {
+            plan = .notCarried
+        } else {
+            let ipv6 = try snapshot(.internet, family: .ipv6, answers.ipv6)
+            let provisions = ipv6.status.isReachable ? provisions(ipv4IsReachable: false, ipv6: ipv6) : nil
+            if let prefix = provisions?.nat64Prefixes.first?.prefix {
+                plan = .synthesized(prefix)
+            } else {
+                plan = provisions?.isDiscovering == true ? .awaitingDiscovery : .notCarried
+            }
+        }
+        if probes == nil { probeMemo?.nat64 = plan }
+        return plan
     }
 
     /// Each resolved address is evaluated as an address target; the path is the first reachable one's, in
