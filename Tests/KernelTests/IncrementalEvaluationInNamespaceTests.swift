@@ -97,6 +97,35 @@ struct IncrementalEvaluationInNamespaceTests {
         #expect(second.last?.status == .notReachable)
     }
 
+    /// A pass describes targets that get the same route back only once; targets whose routes differ in gateway,
+    /// source or interface, evaluated in one pass, must each keep their own path, as a read of each finds it.
+    @Test func targetsBehindDifferentRoutesInOnePassKeepTheirOwnPaths() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("addr", "add", "192.0.2.3/24", "dev", "rn0")
+        try network.ip("link", "add", "rx0", "type", "veth", "peer", "name", "rx1")
+        try network.ip("link", "set", "rx0", "up")
+        try network.ip("route", "add", "10.0.0.1/32", "via", TestNetwork.gatewayIPv4)
+        try network.ip("route", "add", "10.0.0.2/32", "via", "192.0.2.9")
+        try network.ip("route", "add", "10.0.0.3/32", "via", TestNetwork.gatewayIPv4, "src", "192.0.2.3")
+        try network.ip("route", "add", "10.0.0.4/32", "dev", "rx0", "src", TestNetwork.hostIPv4)
+        try network.ip("route", "add", "10.0.0.5/32", "dev", "rn0", "src", TestNetwork.hostIPv4)
+        let fleet = try Fleet(in: network, count: 6)  // 10.0.0.6 by the default route
+        defer { fleet.stop() }
+        // A route around all six makes one pass evaluate them together, answers unchanged; .6 then marks its end.
+        try network.ip("route", "add", "10.0.0.0/24", "via", TestNetwork.gatewayIPv4, "metric", "7")
+        try fleet.touchOnly(6, in: network)
+        let paths = fleet.heard.prefix(5).map { $0.values.last?.path }
+        for (index, path) in paths.enumerated() {
+            let read = try fleet.backend.evaluate(.address(IPAddress("10.0.0.\(index + 1)")), resolutionTimeout: .seconds(1))
+            #expect(path == read.path, "target \(index + 1)")
+        }
+        #expect(paths[1]?.gateway == (try IPAddress("192.0.2.9")))
+        #expect(paths[2]?.sourceAddress == (try IPAddress("192.0.2.3")))
+        #expect(paths[3]?.interface?.name == "rx0" && paths[3]?.gateway == nil)
+        #expect(paths[4]?.interface?.name == "rn0" && paths[4]?.gateway == nil)
+    }
+
     @Test func theDefaultRouteReachesEveryTargetBehindIt() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }

@@ -89,16 +89,17 @@ struct TargetEvaluator {
         for (position, target) in targets.enumerated() {
             if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
         }
-        // Targets behind one route mostly have equal paths: they share the last one's storage, so that 10,000
-        // of them keep one path, not 10,000 copies, and later comparisons find them identical at once.
-        var lastPath: ReachabilityPath?
+        // Targets behind one route mostly get the same route back: they share the last one's flags and path, so
+        // 10,000 of them are described once, keep one path, not 10,000 copies, and compare equal at once.
+        var lastRouted: RoutedOutcome?
         for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
             let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
             guard let answers = try? queries.lookupRoutes(to: chunk.map(\.address)) else { continue }
             for ((position, address), answer) in zip(chunk, answers) {
                 evaluations[position] = Self.evaluation(of: targets[position]) { () throws(ReachabilityError) in
-                    var snapshot = try evaluate(address, answer: answer)
-                    if let lastPath, lastPath == snapshot.path { snapshot.path = lastPath } else { lastPath = snapshot.path }
+                    if let shared = lastRouted?.snapshot(of: address, answer) { return shared }
+                    let snapshot = try evaluate(address, answer: answer)
+                    lastRouted = RoutedOutcome(answer, of: address, snapshot) ?? lastRouted
                     return snapshot
                 }
             }
@@ -407,6 +408,32 @@ struct TargetEvaluator {
         }
         if type == .cellular { flags.insert(.isWWAN) }
         return flags
+    }
+
+    /// A packet-carrying route's answer as it was described for one address: another address of the same family
+    /// that gets the same route back is described alike.
+    private struct RoutedOutcome {
+        let family: IPAddress.Family
+        let route: RouteMessage
+        let flags: ReachabilityFlags
+        let path: ReachabilityPath
+
+        /// `nil` unless `answer` is a packet-carrying route that described `address` directly (not via NAT64).
+        init?(_ answer: RouteAnswer, of address: IPAddress, _ snapshot: ReachabilitySnapshot) {
+            guard case .route(let route) = answer, route.type.carriesPackets, snapshot.path.synthesizedAddress == nil
+            else { return nil }
+            (family, self.route, flags, path) = (address.family, route, snapshot.flags, snapshot.path)
+        }
+
+        /// `address`'s snapshot when `answer` is the same route as far as the description goes (all it reads
+        /// of a route is its type, gateway, source and output interface); else `nil`.
+        func snapshot(of address: IPAddress, _ answer: RouteAnswer) -> ReachabilitySnapshot? {
+            guard case .route(let other) = answer, address.family == family, other.type == route.type,
+                other.outputInterface == route.outputInterface, other.gateway == route.gateway,
+                other.preferredSource == route.preferredSource
+            else { return nil }
+            return ReachabilitySnapshot(target: .address(address), flags: flags, path: path)
+        }
     }
 
     private static func rank(_ flags: ReachabilityFlags) -> Int {
