@@ -34,48 +34,49 @@ struct DependencyIndex {
             interfaceSets.append(contentsOf: repeatElement(-1, count: missing))
             sourceSets.append(contentsOf: repeatElement(-1, count: missing))
         }
-        let previous = dependencies[target].take()
-        guard previous != dependency else {
-            dependencies[target] = previous
-            return
-        }
-        reindex(target, from: previous, to: dependency)
+        // Non-optional from here on: each optional dependency made on the way cost a copy and a destroy.
+        let previous = dependencies[target].take() ?? Self.unindexed
+        if previous != dependency { reindex(target, from: previous, to: dependency) }
         dependencies[target] = dependency
     }
 
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: Int) {
         guard dependencies.indices.contains(target), let previous = dependencies[target].take() else { return }
-        reindex(target, from: previous, to: nil)
+        reindex(target, from: previous, to: Self.unindexed)
     }
 
+    /// What a target not in the tables rests on, as far as they go: nothing.
+    private static let unindexed = TargetDependency()
+
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
-    /// after a default route's removal every target changes, mostly not its destinations.
-    private mutating func reindex(_ target: Int, from old: TargetDependency?, to new: TargetDependency?) {
-        let (oldInterface, oldSource, oldDestinations) = Self.indexedParts(of: old)
-        let (newInterface, newSource, newDestinations) = Self.indexedParts(of: new)
-        if new?.always == true { always.insert(target) } else { always.remove(target) }
+    /// after a default route's removal every target changes, mostly not its destinations. An `always`
+    /// dependency indexes nothing but its set; keys carry no zone, as the changes' addresses carry none (a
+    /// zoned target is always affected anyway).
+    private mutating func reindex(_ target: Int, from old: TargetDependency, to new: TargetDependency) {
+        if new.always { always.insert(target) } else { always.remove(target) }
+        let oldInterface = old.always ? nil : old.interfaceIndex
+        let newInterface = new.always ? nil : new.interfaceIndex
         if oldInterface != newInterface {
             if interfaceSets[target] >= 0 { byInterface.remove(target, fromSetNumbered: interfaceSets[target]) }
             interfaceSets[target] = newInterface.map { byInterface.insert(target, at: $0).number } ?? -1
         }
+        let oldSource = old.always ? nil : old.sourceAddress?.withoutZone
+        let newSource = new.always ? nil : new.sourceAddress?.withoutZone
         if oldSource != newSource {
             if sourceSets[target] >= 0 { bySource.remove(target, fromSetNumbered: sourceSets[target]) }
             sourceSets[target] = newSource.map { bySource.insert(target, at: $0).number } ?? -1
         }
-        for destination in oldDestinations where !newDestinations.contains(destination) {
-            if byDestination.remove(target, at: destination) { retireSorted() }
+        if !old.always {
+            for destination in old.destinations where new.always || !new.destinations.contains(destination) {
+                if byDestination.remove(target, at: destination) { retireSorted() }
+            }
         }
-        for destination in newDestinations where !oldDestinations.contains(destination) {
-            if byDestination.insert(target, at: destination).isNew { insertSorted(destination) }
+        if !new.always {
+            for destination in new.destinations where old.always || !old.destinations.contains(destination) {
+                if byDestination.insert(target, at: destination).isNew { insertSorted(destination) }
+            }
         }
-    }
-
-    /// What the tables hold for a dependency: nothing for one that is always affected. Keys carry no zone,
-    /// as the changes' addresses carry none (a zoned target is always affected anyway).
-    private static func indexedParts(of dependency: TargetDependency?) -> (Int?, IPAddress?, [IPAddress]) {
-        guard let dependency, !dependency.always else { return (nil, nil, []) }
-        return (dependency.interfaceIndex, dependency.sourceAddress?.withoutZone, dependency.destinations)
     }
 
     /// The indexed targets `changes` can touch; targets not indexed yet are the caller's to add.
