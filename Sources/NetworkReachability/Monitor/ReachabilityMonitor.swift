@@ -372,9 +372,16 @@ package final class ReachabilityMonitor: Sendable {
     private static func record(
         _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot?
     ) -> (isNew: Bool, registrations: CompactSet<UInt64>)? {
-        guard slot?.target == target, let registrations = slot?.registrations else { return nil }
-        let isNew = slot?.last != snapshot
-        if isNew { slot?.last = snapshot }
+        // Taken out and put back: optional chaining through `slot?.…` copied the snapshots in and out.
+        guard var current = slot.take() else { return nil }
+        guard current.target == target else {
+            slot = current
+            return nil
+        }
+        let isNew = current.last.map { $0 != snapshot } ?? true
+        if isNew { current.last = snapshot }
+        let registrations = current.registrations
+        slot = current
         return (isNew, registrations)
     }
 
