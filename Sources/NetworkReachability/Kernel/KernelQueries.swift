@@ -22,6 +22,9 @@ final class KernelQueries: RouteQuerying {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         /// The requests of the current exchange, encoded; kept to reuse its capacity.
         var batch: [UInt8] = []
+        /// The request `batch` holds when the last exchange asked exactly one: asked again (repeated reads of
+        /// one target), it is only renumbered, not encoded anew.
+        var single: KernelRequest?
         /// Per request of the current exchange: whether it is a dump, and whether its answer is still open.
         var isDump: [Bool] = []
         var isOpen: [Bool] = []
@@ -227,18 +230,25 @@ final class KernelQueries: RouteQuerying {
         let socket = try openSocket(&state)
         let first = state.sequence &+ 1
         state.sequence &+= UInt32(count)
-        var batch = state.batch
-        state.batch = []
-        batch.removeAll(keepingCapacity: true)
-        state.isDump.removeAll(keepingCapacity: true)
-        state.isOpen.removeAll(keepingCapacity: true)
-        for position in 0..<count {
-            let request = request(position)
-            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
-            state.isDump.append(request.isDump)
-            state.isOpen.append(true)
+        if count == 1, let single = state.single, request(0) == single {
+            // `isDump` still describes it; only its answer is open again.
+            state.batch.withUnsafeMutableBytes { $0.storeBytes(of: first, toByteOffset: Self.sequenceOffset, as: UInt32.self) }
+            state.isOpen[0] = true
+        } else {
+            state.isDump.removeAll(keepingCapacity: true)
+            state.isOpen.removeAll(keepingCapacity: true)
+            var batch = state.batch
+            state.batch = []
+            batch.removeAll(keepingCapacity: true)
+            for position in 0..<count {
+                let request = request(position)
+                batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
+                state.isDump.append(request.isDump)
+                state.isOpen.append(true)
+            }
+            state.batch = batch
+            state.single = count == 1 ? request(0) : nil
         }
-        state.batch = batch
         try socket.send(state.batch)
         state.exchanges += 1
         var open = count
@@ -269,6 +279,9 @@ final class KernelQueries: RouteQuerying {
         }
         state.refreshes += 1
     }
+
+    /// Where `nlmsg_seq` sits in a message's header.
+    private static let sequenceOffset = MemoryLayout<nlmsghdr>.offset(of: \nlmsghdr.nlmsg_seq) ?? 8
 
     /// Reads, without waiting, the notifications queued since the last exchange.
     private func catchUp(_ state: inout State) throws(ReachabilityError) {

@@ -3,7 +3,7 @@ import Glibc
 
 /// One question ``KernelQueries`` asks the kernel, as a value: encoded straight into the exchange's batch
 /// buffer, with no closure or intermediate array per request.
-enum KernelRequest {
+enum KernelRequest: Equatable {
     /// `RTM_GETROUTE` for one destination (`ip route get`), optionally from a source or out of an interface.
     case route(to: IPAddress, from: IPAddress?, interfaceIndex: Int?)
     /// `RTM_GETLINK` for the link with this index.
