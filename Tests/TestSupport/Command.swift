@@ -39,11 +39,23 @@ public struct CommandError: Error, CustomStringConvertible {
 /// Runs processes to completion.
 public enum Command {
     /// Runs `arguments` (the first is looked up on `PATH`) and waits for it.
+    ///
+    /// A process still running after `timeout` seconds is killed and reported as a ``CommandError``, so a hung
+    /// command fails its test instead of hanging the whole run.
     @discardableResult
-    public static func run(_ arguments: [String], check: Bool = false) throws -> CommandResult {
+    public static func run(_ arguments: [String], check: Bool = false, timeout: TimeInterval = 300) throws -> CommandResult {
         let output = ExclusivePipe()
         let error = ExclusivePipe()
         let process = try Subprocess(arguments, standardOutput: output, standardError: error)
+        let ended = DispatchSemaphore(value: 0)
+        let timedOut = Locked(false)
+        let watchdog = Thread {
+            guard ended.wait(timeout: .now() + timeout) == .timedOut else { return }
+            timedOut.set(true)
+            process.send(SIGKILL)
+        }
+        watchdog.start()
+        defer { ended.signal() }
         // Read both pipes before waiting, so a chatty process cannot fill a pipe and stall.
         let errorData = Locked(Data())
         let errorReader = Thread { errorData.set(error.readAll()) }
@@ -58,6 +70,11 @@ public enum Command {
         let result = CommandResult(
             status: status, standardOutput: String(decoding: outputData, as: UTF8.self),
             standardError: String(decoding: errorData.value, as: UTF8.self))
+        if timedOut.value {
+            var late = result
+            late.standardError += "\n(killed: still running after \(Int(timeout)) s)"
+            throw CommandError(command: arguments, result: late)
+        }
         if check && result.status != 0 { throw CommandError(command: arguments, result: result) }
         return result
     }

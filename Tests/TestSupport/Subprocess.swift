@@ -63,7 +63,11 @@ public final class Subprocess: @unchecked Sendable {
     /// Waits for the process to end (once; later calls return the same answer).
     @discardableResult
     public func wait() -> Termination {
-        lock.withLock {
+        // Waits for the end without reaping it, outside the lock, so `send` still works meanwhile (a watchdog's
+        // kill); the child is reaped under the lock, so `send` never signals a pid that may have been reused.
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        return lock.withLock {
             if let ended { return ended }
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
