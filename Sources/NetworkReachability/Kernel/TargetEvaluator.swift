@@ -128,10 +128,9 @@ struct TargetEvaluator {
     /// What a target's answer rests on: see ``TargetDependency``. Each branch builds its list of destinations
     /// whole: this runs for every target of a pass, and a second allocation per target showed.
     static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
-        // A zone names an interface by name or index, which a re-created link changes: no narrowing for zoned
-        // addresses, nor while NAT64 discovery runs.
         guard !snapshot.path.awaitsNAT64Discovery else { return .always }
         let destinations: [IPAddress]
+        // A zone names an interface by name or index, which a re-created link changes: no narrowing.
         switch target {
         case .address(let address):
             guard address.zone == nil else { return .always }
@@ -411,7 +410,7 @@ struct TargetEvaluator {
     }
 
     /// A packet-carrying route's answer as it was described for one address: another address of the same family
-    /// that gets the same route back is described alike.
+    /// that gets the same route back in the same batch, against the same view of the links, is described alike.
     private struct RoutedOutcome {
         let family: IPAddress.Family
         let route: RouteMessage
