@@ -149,14 +149,16 @@ public final class NetworkReachability: Sendable {
     }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
-    public var flags: ReachabilityFlags? { loggedSnapshot()?.flags }
+    public var flags: ReachabilityFlags? {
+        logged { () throws(ReachabilityError) in try backend.flags(of: target, resolutionTimeout: resolutionTimeout) }
+    }
 
     /// The current status; `unknown` when the kernel could not be asked or a host's first resolution is pending.
-    public var status: NetworkReachabilityStatus { loggedSnapshot()?.status ?? .unknown }
+    public var status: NetworkReachabilityStatus { logged(currentSnapshot)?.status ?? .unknown }
 
-    private func loggedSnapshot() -> ReachabilitySnapshot? {
+    private func logged<Value>(_ read: () throws(ReachabilityError) -> Value) -> Value? {
         do {
-            return try currentSnapshot()
+            return try read()
         } catch {
             logger.warning("reading reachability of \(target) failed: \(error)")
             return nil

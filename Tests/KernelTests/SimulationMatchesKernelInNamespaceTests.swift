@@ -24,10 +24,14 @@ struct SimulationMatchesKernelInNamespaceTests {
         ].joined(separator: " ")
     }
 
+    /// Each target's summary; a flags read (which describes no path) must give the snapshot's flags.
     private func summaries(_ make: (ReachabilityTarget) throws -> NetworkReachability) throws -> [String] {
         try Self.targets.map { text in
             let target: ReachabilityTarget = text == "internet" ? .internet : .address(try IPAddress(text))
-            return "\(text): " + Self.summary(try make(target).currentSnapshot())
+            let reachability = try make(target)
+            let snapshot = try reachability.currentSnapshot()
+            #expect(reachability.flags == snapshot.flags, "\(text): the flags read")
+            return "\(text): " + Self.summary(snapshot)
         }
     }
 

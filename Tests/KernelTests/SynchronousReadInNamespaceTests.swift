@@ -60,6 +60,37 @@ struct SynchronousReadInNamespaceTests {
         #expect(try roundTrips(unrouted) == (1, [.reachable]))
     }
 
+    @Test func aFlagsReadCostsOneRoundTripAndGivesTheSnapshotsFlags() throws {
+        // Given an IPv4 address an `unreachable` route covers, and the on-link gateway
+        let network = try TestNetwork()
+        defer { network.remove() }
+        try network.ip("route", "add", "unreachable", "198.51.100.0/24")
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let unrouted = try NetworkReachability(
+            target: .address(IPAddress("198.51.100.7")), backend: backend, logger: NetworkReachability.silentLogger)
+        let gateway = try NetworkReachability(
+            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
+        let flagsRead = { (reachability: NetworkReachability) -> (Int, ReachabilityFlags?) in
+            let before = backend.synchronousExchangeCount
+            let flags = reachability.flags
+            return (backend.synchronousExchangeCount - before, flags)
+        }
+        #expect(flagsRead(gateway).1 == [.reachable, .isDirect])
+        // When only the flags are read, then a routed address costs one round trip
+        #expect(flagsRead(gateway) == (1, [.reachable, .isDirect]))
+        // And an unrouted one two the first time (the internet's routes are asked after its own), then one
+        #expect(flagsRead(unrouted) == (2, []))
+        #expect(flagsRead(unrouted) == (1, []))
+        #expect(try unrouted.currentSnapshot().flags == [])
+        // And the gateway read after it is one round trip again and right
+        #expect(flagsRead(gateway) == (1, [.reachable, .isDirect]))
+        // And the flags follow the link as a full read does: carrier lost, a connection is required
+        try network.gatewayIP("link", "set", "rngw", "down")
+        try network.waitForOperationalState("DOWN", of: "rn0")
+        #expect(flagsRead(gateway).1 == [.reachable, .connectionRequired, .isDirect])
+        #expect(try gateway.currentSnapshot().flags == [.reachable, .connectionRequired, .isDirect])
+    }
+
     @Test func aLinkChangeBetweenReadsArrivesWithTheNextAnswer() throws {
         // Given the on-link gateway, read once (the route's link is learned)
         let network = try TestNetwork()

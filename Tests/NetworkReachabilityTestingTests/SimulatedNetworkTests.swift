@@ -62,14 +62,20 @@ struct SimulatedNetworkTests {
         let reachability = try NetworkReachability(network: network)
         #expect(reachability.status == .reachable(.wwan))
         #expect(reachability.flags == [.reachable, .isDirect, .isWWAN, .transientConnection])
+        // An address's flags read, which does not describe the interface, still knows its kind
+        let address = try NetworkReachability(address: "198.51.100.1", network: network)
+        #expect(address.flags == [.reachable, .isDirect, .isWWAN, .transientConnection])
+        #expect(try address.currentSnapshot().flags == address.flags)
     }
 
     @Test func pullingTheCableLeavesTheRouteButRequiresAConnection() throws {
         let network = try wifiNetwork()
         let reachability = try NetworkReachability(network: network)
+        let router = try NetworkReachability(address: "192.168.1.1", network: network)
         try network.setCarrier(false, on: "wlan0")
         #expect(reachability.flags == [.reachable, .connectionRequired])
         #expect(reachability.status == .notReachable)
+        #expect(router.flags == [.reachable, .isDirect, .connectionRequired])
         try network.setCarrier(true, on: "wlan0")
         #expect(reachability.status == .reachable(.ethernetOrWiFi))
     }
@@ -78,6 +84,10 @@ struct SimulatedNetworkTests {
         let network = try wifiNetwork()
         try network.setDormant(true, on: "wlan0")
         #expect(try NetworkReachability(network: network).flags == [.reachable, .connectionRequired, .interventionRequired])
+        #expect(
+            try NetworkReachability(address: "192.168.1.1", network: network).flags == [
+                .reachable, .isDirect, .connectionRequired, .interventionRequired,
+            ])
     }
 
     @Test func takingALinkDownLosesItsRoutesAndBringingItUpRestoresOnlyItsPrefixes() throws {
@@ -127,6 +137,9 @@ struct SimulatedNetworkTests {
         #expect(snapshot.path.synthesizedAddress == (try address("64:ff9b::c633:6407")))
         // A read after an unrouted one asks the internet's routes in the same request: the same answer
         #expect(try legacy.currentSnapshot() == snapshot)
+        // And a flags read, which describes no path, goes through NAT64 too, with and without the probes asked along
+        #expect(legacy.flags == snapshot.flags)
+        #expect(legacy.flags == snapshot.flags)
     }
 
     @Test func readsAfterAnUnroutedOneFollowTheNetworkAsItIsNow() throws {
@@ -141,10 +154,11 @@ struct SimulatedNetworkTests {
         #expect(direct.status == .reachable(.ethernetOrWiFi))
         #expect(direct.path.synthesizedAddress == nil)
         #expect(direct.path.gateway == (try address("192.0.2.1")))
+        #expect(legacy.flags == direct.flags)
         // And when no default route is left, it is not reachable
         network.removeDefaultRoutes()
         #expect(try legacy.currentSnapshot().flags == [])
-        #expect(try legacy.currentSnapshot().flags == [])
+        #expect(legacy.flags == [])
     }
 
     // MARK: - Host names

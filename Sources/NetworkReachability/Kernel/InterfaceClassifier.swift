@@ -29,6 +29,11 @@ final class InterfaceClassifier: InterfaceClassifying {
 
     /// The public description of `link`, classified once and then served from the cache.
     func interface(for link: LinkMessage) -> NetworkInterface {
+        NetworkInterface(name: link.name, index: link.index, type: interfaceType(of: link), linkKind: link.kind)
+    }
+
+    /// The kind of interface `link` is, classified once and then served from the cache.
+    func interfaceType(of link: LinkMessage) -> NetworkInterface.InterfaceType {
         let cached = cache.withLock { $0[link.index] }
         let type: NetworkInterface.InterfaceType
         if let cached, cached.name == link.name, cached.hardwareType == link.hardwareType {
@@ -40,7 +45,7 @@ final class InterfaceClassifier: InterfaceClassifying {
                 $0[link.index] = Classified(name: link.name, hardwareType: link.hardwareType, type: type)
             }
         }
-        return NetworkInterface(name: link.name, index: link.index, type: type, linkKind: link.kind)
+        return type
     }
 
     /// The type of the link named `name` with hardware type `hardwareType`.

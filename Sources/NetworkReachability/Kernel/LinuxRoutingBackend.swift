@@ -44,6 +44,12 @@ package final class LinuxRoutingBackend: RoutingBackend {
         try evaluator(resolutionTimeout: resolutionTimeout).evaluate(target)
     }
 
+    package func flags(
+        of target: ReachabilityTarget, resolutionTimeout: Duration
+    ) throws(ReachabilityError) -> ReachabilityFlags {
+        try evaluator(resolutionTimeout: resolutionTimeout).flags(of: target)
+    }
+
     private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
         TargetEvaluator(
             queries: queries, links: queries.followedLinks(), classifier: classifier,

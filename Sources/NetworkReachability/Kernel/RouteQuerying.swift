@@ -10,7 +10,7 @@ enum RouteAnswer: Sendable, Equatable {
 ///
 /// ``KernelQueries`` asks the real kernel over rtnetlink; a simulated network answers the same questions from
 /// state a test sets, so the evaluation (the semantics) is the same code on both.
-protocol RouteQuerying: Sendable {
+protocol RouteQuerying: AnyObject, Sendable {
     /// Which route a packet to `destination` would take (`ip route get`), optionally from `source` or out of
     /// the interface with `interfaceIndex`.
     func lookupRoute(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) throws(ReachabilityError)
@@ -24,7 +24,9 @@ protocol RouteQuerying: Sendable {
 }
 
 /// Describes a link as a public ``NetworkInterface``, with its kind of link.
-protocol InterfaceClassifying: Sendable {
+protocol InterfaceClassifying: AnyObject, Sendable {
     /// The interface `link` is.
     func interface(for link: LinkMessage) -> NetworkInterface
+    /// Only the kind of interface `link` is: all its flags need, without describing it.
+    func interfaceType(of link: LinkMessage) -> NetworkInterface.InterfaceType
 }

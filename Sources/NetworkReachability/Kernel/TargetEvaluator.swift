@@ -80,6 +80,18 @@ struct TargetEvaluator {
         }
     }
 
+    /// `target`'s flags: those ``evaluate(_:)`` gives, but the path of an address with a route is not described
+    /// (interface name, gateway, source), which is most of a read's work beside the kernel's answer.
+    func flags(of target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilityFlags {
+        guard case .address(let address) = target, address.zone == nil else { return try evaluate(target).flags }
+        var probes: ArraySlice<RouteAnswer>?
+        let direct = try flags(of: readAnswer(address, probes: &probes))
+        guard address.family == .ipv4 else { return direct }
+        unroutedHint?.record(unrouted: direct.isEmpty)
+        guard direct.isEmpty else { return direct }
+        return try evaluateThroughNAT64(address, probes: probes)?.flags ?? direct
+    }
+
     /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
     /// batched route lookups, ``batchSize`` per `sendmsg`; the others, and a batch the kernel could not
     /// answer, are evaluated one by one.
@@ -222,6 +234,13 @@ struct TargetEvaluator {
         return NetworkReachabilityStatus(Self.flags(route: route, link: link, interfaceType: nil)).isReachable
     }
 
+    /// The flags `answer` gives its destination: the output link's kind is looked up, the link not described.
+    private func flags(of answer: RouteAnswer) throws(ReachabilityError) -> ReachabilityFlags {
+        guard case .route(let route) = answer, route.type.carriesPackets else { return [] }
+        let link = try outputLink(of: route)
+        return Self.flags(route: route, link: link, interfaceType: link.map(classifier.interfaceType(of:)))
+    }
+
     /// The link `route` leaves through, if it names one that exists.
     private func outputLink(of route: RouteMessage) throws(ReachabilityError) -> LinkMessage? {
         try route.outputInterface.flatMap { (index: Int) throws(ReachabilityError) in try links.link(index: index) }
@@ -238,16 +257,22 @@ struct TargetEvaluator {
     /// A synchronous read of an IPv4 address without a zone: its lookup goes out with the internet probes when
     /// the last such read found no route (see ``UnroutedReadHint``).
     private func read(_ address: IPAddress, _ hint: UnroutedReadHint) throws(ReachabilityError) -> ReachabilitySnapshot {
-        let snapshot: ReachabilitySnapshot
-        if hint.expectsUnrouted {
-            let answers = try queries.lookupRoutes(to: [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
-            guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
-            snapshot = try evaluate(address, answer: answer, probes: answers.dropFirst())
-        } else {
-            snapshot = try evaluate(address, answer: lookup(address))
-        }
+        var probes: ArraySlice<RouteAnswer>?
+        let snapshot = try evaluate(address, answer: readAnswer(address, probes: &probes), probes: probes)
         hint.record(unrouted: snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil)
         return snapshot
+    }
+
+    /// The kernel's answer for an address without a zone; the internet probes' answers go to `probes` when they
+    /// went along: for an IPv4 address whose last synchronous read found no route.
+    private func readAnswer(_ address: IPAddress, probes: inout ArraySlice<RouteAnswer>?) throws(ReachabilityError)
+        -> RouteAnswer
+    {
+        guard address.family == .ipv4, unroutedHint?.expectsUnrouted == true else { return try lookup(address) }
+        let answers = try queries.lookupRoutes(to: [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
+        guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
+        probes = answers.dropFirst()
+        return answer
     }
 
     /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64,

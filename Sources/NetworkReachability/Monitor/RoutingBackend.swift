@@ -8,6 +8,8 @@ package protocol RoutingBackend: AnyObject, Sendable {
     /// Evaluates a target now, asking the kernel. A host target answers from its latest resolution at once
     /// (pending before the first ends) and is resolved again in the background, within `resolutionTimeout`.
     func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// The flags ``evaluate(_:resolutionTimeout:)`` would give, without describing a path the flags do not need.
+    func flags(of target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilityFlags
     /// The monitor that serves every listening object of this backend through one subscription.
     var monitor: ReachabilityMonitor { get }
 }

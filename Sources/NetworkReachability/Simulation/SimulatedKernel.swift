@@ -24,8 +24,11 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
     func allLinks() -> [LinkMessage] { state.withLock { $0.linkMessages } }
 
     func interface(for link: LinkMessage) -> NetworkInterface {
-        let type = state.withLock { state in state.interfaces.first { $0.index == link.index }?.type } ?? .other
-        return NetworkInterface(name: link.name, index: link.index, type: type)
+        NetworkInterface(name: link.name, index: link.index, type: interfaceType(of: link))
+    }
+
+    func interfaceType(of link: LinkMessage) -> NetworkInterface.InterfaceType {
+        state.withLock { state in state.interfaces.first { $0.index == link.index }?.type } ?? .other
     }
 
     /// What the resolver answers for `name`: the table's entry, or "Name or service not known" as glibc says.

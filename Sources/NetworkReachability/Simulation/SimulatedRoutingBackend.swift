@@ -39,9 +39,19 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     package func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
         -> ReachabilitySnapshot
     {
+        try readEvaluator().evaluate(target)
+    }
+
+    package func flags(of target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
+        -> ReachabilityFlags
+    {
+        try readEvaluator().flags(of: target)
+    }
+
+    private func readEvaluator() -> TargetEvaluator {
         var evaluator = Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true)
         evaluator.unroutedHint = unroutedHint
-        return try evaluator.evaluate(target)
+        return evaluator
     }
 
     private static func evaluator(
