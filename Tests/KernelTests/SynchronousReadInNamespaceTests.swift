@@ -24,7 +24,7 @@ struct SynchronousReadInNamespaceTests {
         // When it is read again
         let before = backend.synchronousExchangeCount
         let snapshot = try gateway.currentSnapshot()
-        // Then route and link came back from one sendmsg, and the answer is complete
+        // Then route and link came back from one send, and the answer is complete
         #expect(backend.synchronousExchangeCount - before == 1)
         #expect(snapshot.flags == [.reachable, .isDirect])
         #expect(snapshot.path.interface?.name == "rn0")

@@ -7,8 +7,8 @@ import Glibc
 ///
 /// With `followsLinks`, the same socket also carries the kernel's link notifications, and the queries keep the
 /// links they have seen exact from them (``followedLinks()``). A notification queues ahead of any later reply,
-/// so each exchange has read every change made before its answer: a synchronous read costs one `sendmsg` and
-/// one `recvmsg`, with no separate drain. A full queue drops replies too (`ENOBUFS`): the links are then
+/// so each exchange has read every change made before its answer: a synchronous read costs one `send` and
+/// one `recvfrom`, with no separate drain. A full queue drops replies too (`ENOBUFS`): the links are then
 /// forgotten and the requests asked again.
 final class KernelQueries: RouteQuerying {
     private struct State {
@@ -58,7 +58,7 @@ final class KernelQueries: RouteQuerying {
         return answer
     }
 
-    /// Asks for the routes to several destinations in one `sendmsg`: one round trip, answers in order.
+    /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
         var answers = [RouteAnswer?](repeating: nil, count: destinations.count)
         try exchange(destinations.count, { .route(to: destinations[$0], from: nil, interfaceIndex: nil) }) {
@@ -119,7 +119,7 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
-    /// How many `sendmsg` round trips this client has made: each batch of requests counts once.
+    /// How many `send` round trips this client has made: each batch of requests counts once.
     var exchangeCount: Int { state.withLock { $0.exchanges } }
 
     /// Closes the socket; the next query opens a new one, with no links followed yet.
@@ -193,7 +193,7 @@ final class KernelQueries: RouteQuerying {
         throw .malformedKernelReply("dump kept being interrupted by changes")
     }
 
-    /// Sends `count` requests in one `sendmsg` (the kernel handles each in turn and answers each), and hands
+    /// Sends `count` requests in one `send` (the kernel handles each in turn and answers each), and hands
     /// every event of each to `handle` with the request's position as it arrives: its messages, then how it
     /// ended. Messages are matched by port id and sequence number; replies to older exchanges are skipped.
     /// Requests are encoded into a buffer kept between exchanges, so a query allocates nothing for its request.
@@ -254,7 +254,7 @@ final class KernelQueries: RouteQuerying {
         var open = count
         while open > 0 {
             guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else {
-                throw .systemCallFailed(call: "recvmsg(AF_NETLINK)", errno: EAGAIN)  // the reply timed out
+                throw .systemCallFailed(call: "recvfrom(AF_NETLINK)", errno: EAGAIN)  // the reply timed out
             }
             guard datagram.senderPortID == 0 else { continue }
             guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }

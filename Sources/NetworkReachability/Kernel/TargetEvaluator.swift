@@ -93,7 +93,7 @@ struct TargetEvaluator {
     }
 
     /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
-    /// batched route lookups, ``batchSize`` per `sendmsg`; the others, and a batch the kernel could not
+    /// batched route lookups, ``batchSize`` per `send`; the others, and a batch the kernel could not
     /// answer, are evaluated one by one.
     func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] {
         var evaluations = [TargetEvaluation?](repeating: nil, count: targets.count)
@@ -122,7 +122,7 @@ struct TargetEvaluator {
         }
     }
 
-    /// Route lookups per `sendmsg`: the replies of one batch must fit the request socket's receive buffer
+    /// Route lookups per `send`: the replies of one batch must fit the request socket's receive buffer
     /// (the kernel drops what does not fit), and each trimmed reply takes well under 1 KiB of it.
     static let batchSize = 64
 
