@@ -16,6 +16,27 @@ struct SynchronousReadInNamespaceTests {
         return (backend, gateway)
     }
 
+    /// In `network`, after an `unreachable` route over 198.51.100.0/24 is added: a backend of its own, an address
+    /// that route covers, and the on-link gateway, neither read yet.
+    private func unroutedAndGateway(in network: TestNetwork) throws
+        -> (backend: LinuxRoutingBackend, unrouted: NetworkReachability, gateway: NetworkReachability)
+    {
+        try network.ip("route", "add", "unreachable", "198.51.100.0/24")
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let target = { (address: String) in
+            try NetworkReachability(
+                target: .address(IPAddress(address)), backend: backend, logger: NetworkReachability.silentLogger)
+        }
+        return (backend, try target("198.51.100.7"), try target(TestNetwork.gatewayIPv4))
+    }
+
+    /// How many round trips `read` took, and what it gave.
+    private static func counted<Value>(_ backend: LinuxRoutingBackend, _ read: () throws -> Value) rethrows -> (Int, Value) {
+        let before = backend.synchronousExchangeCount
+        let value = try read()
+        return (backend.synchronousExchangeCount - before, value)
+    }
+
     @Test func readingAnAddressAgainCostsOneKernelRoundTrip() throws {
         // Given a reachability object for the on-link gateway, read once (the route's link is learned)
         let network = try TestNetwork()
@@ -37,16 +58,9 @@ struct SynchronousReadInNamespaceTests {
         // the internet's routes (NAT64 could carry an unrouted IPv4 address) and learned the links they name
         let network = try TestNetwork()
         defer { network.remove() }
-        try network.ip("route", "add", "unreachable", "198.51.100.0/24")
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let unrouted = try NetworkReachability(
-            target: .address(IPAddress("198.51.100.7")), backend: backend, logger: NetworkReachability.silentLogger)
-        let gateway = try NetworkReachability(
-            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
-        let roundTrips = { (reachability: NetworkReachability) throws -> (Int, ReachabilityFlags) in
-            let before = backend.synchronousExchangeCount
-            let flags = try reachability.currentSnapshot().flags
-            return (backend.synchronousExchangeCount - before, flags)
+        let (backend, unrouted, gateway) = try unroutedAndGateway(in: network)
+        let roundTrips = { (reachability: NetworkReachability) throws in
+            try Self.counted(backend) { try reachability.currentSnapshot().flags }
         }
         #expect(try roundTrips(unrouted).1 == [])
         // When it is read again, then the internet's routes went out with its lookup: one round trip
@@ -64,17 +78,8 @@ struct SynchronousReadInNamespaceTests {
         // Given an IPv4 address an `unreachable` route covers, and the on-link gateway
         let network = try TestNetwork()
         defer { network.remove() }
-        try network.ip("route", "add", "unreachable", "198.51.100.0/24")
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let unrouted = try NetworkReachability(
-            target: .address(IPAddress("198.51.100.7")), backend: backend, logger: NetworkReachability.silentLogger)
-        let gateway = try NetworkReachability(
-            target: .address(IPAddress(TestNetwork.gatewayIPv4)), backend: backend, logger: NetworkReachability.silentLogger)
-        let flagsRead = { (reachability: NetworkReachability) -> (Int, ReachabilityFlags?) in
-            let before = backend.synchronousExchangeCount
-            let flags = reachability.flags
-            return (backend.synchronousExchangeCount - before, flags)
-        }
+        let (backend, unrouted, gateway) = try unroutedAndGateway(in: network)
+        let flagsRead = { (reachability: NetworkReachability) in Self.counted(backend) { reachability.flags } }
         #expect(flagsRead(gateway).1 == [.reachable, .isDirect])
         // When only the flags are read, then a routed address costs one round trip
         #expect(flagsRead(gateway) == (1, [.reachable, .isDirect]))
