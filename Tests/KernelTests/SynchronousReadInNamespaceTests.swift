@@ -74,6 +74,27 @@ struct SynchronousReadInNamespaceTests {
         #expect(try roundTrips(unrouted) == (1, [.reachable]))
     }
 
+    @Test func anUnroutedReadAsksTheIPv6ProbeAlongOnlyWhileTheIPv4InternetIsNotUsable() throws {
+        // Given an IPv4 address an `unreachable` route covers, read once beside a usable IPv4 internet
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (backend, unrouted, _) = try unroutedAndGateway(in: network)
+        _ = unrouted.flags
+        let read = { () -> (roundTrips: Int, requests: Int, flags: ReachabilityFlags?) in
+            let requestsBefore = backend.synchronousRequestCount
+            let (roundTrips, flags) = Self.counted(backend) { unrouted.flags }
+            return (roundTrips, backend.synchronousRequestCount - requestsBefore, flags)
+        }
+        // When it is read again, then its own lookup and only the IPv4 internet's go out, in one round trip
+        #expect(read() == (1, 2, []))
+        // And when the IPv4 internet goes away, the next read asks the IPv6 internet's route after them
+        try network.ip("route", "del", "default")
+        #expect(read() == (2, 3, []))
+        // And from then on all three go out together
+        #expect(read() == (1, 3, []))
+        #expect(read() == (1, 3, []))
+    }
+
     @Test func aFlagsReadCostsOneRoundTripAndGivesTheSnapshotsFlags() throws {
         // Given an IPv4 address an `unreachable` route covers, and the on-link gateway
         let network = try TestNetwork()

@@ -164,6 +164,23 @@ struct SimulatedNetworkTests {
         #expect(legacy.flags == [])
     }
 
+    @Test func anUnroutedReadFindsNAT64WhenTheIPv4InternetGoesAwayBetweenReads() throws {
+        // Given an IPv6-only network with DNS64 that also has IPv4, where a rejecting route covers the address: read
+        // twice, so the next read asks only the IPv4 internet's route along (NAT64 plays no part beside it)
+        let (network, legacy) = try legacyAddressOnAnIPv6OnlyNetwork()
+        defer { legacy.stopListening() }
+        try network.addAddress("192.0.2.2/24", to: "eth0")
+        try network.addDefaultRoute(via: "192.0.2.1")
+        try network.addRoute(rejecting: "198.51.100.0/24", as: .prohibit)
+        #expect(legacy.flags == [])
+        #expect(legacy.flags == [])
+        // When the IPv4 internet goes away
+        try network.removeRoute(to: "default")
+        // Then the next read asks the IPv6 internet's route too, and goes through NAT64
+        #expect(legacy.flags == [.reachable])
+        #expect(try legacy.currentSnapshot().path.synthesizedAddress == (try address("64:ff9b::c633:6407")))
+    }
+
     // MARK: - Host names
 
     @Test func aHostIsUnknownFirstThenFollowsItsResolution() throws {

@@ -15,6 +15,8 @@ final class KernelQueries: RouteQuerying {
         var socket: NetlinkSocket?
         var sequence: UInt32 = 0
         var exchanges = 0
+        /// Requests sent so far: an exchange sends one or more.
+        var requests = 0
         /// Exchanges and catch-ups so far: after each, `links` is as current as the moment it ended.
         var refreshes = 0
         /// With `followsLinks`, the links seen so far; links never asked about are not here.
@@ -121,6 +123,9 @@ final class KernelQueries: RouteQuerying {
 
     /// How many `send` round trips this client has made: each batch of requests counts once.
     var exchangeCount: Int { state.withLock { $0.exchanges } }
+
+    /// How many requests this client has sent, however they were batched.
+    var requestCount: Int { state.withLock { $0.requests } }
 
     /// Closes the socket; the next query opens a new one, with no links followed yet.
     func close() {
@@ -251,6 +256,7 @@ final class KernelQueries: RouteQuerying {
         }
         try socket.send(state.batch)
         state.exchanges += 1
+        state.requests += count
         var open = count
         while open > 0 {
             guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else {

@@ -32,6 +32,9 @@ package final class LinuxRoutingBackend: RoutingBackend {
     /// Kernel round trips made by synchronous reads and validation so far.
     package var synchronousExchangeCount: Int { queries.exchangeCount }
 
+    /// Kernel requests (route lookups, link queries) sent by synchronous reads and validation so far.
+    package var synchronousRequestCount: Int { queries.requestCount }
+
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }

@@ -205,16 +205,11 @@ struct TargetEvaluator {
         return (try snapshot(.internet, family: .ipv4, answers.ipv4), try snapshot(.internet, family: .ipv6, answers.ipv6))
     }
 
-    /// The kernel's answers for the internet probes: `probes` when the caller asked them along, else the pass's
-    /// memo, else asked now.
-    private func internetProbeAnswers(_ probes: ArraySlice<RouteAnswer>? = nil) throws(ReachabilityError)
-        -> (ipv4: RouteAnswer, ipv6: RouteAnswer)
-    {
+    /// The kernel's answers for the internet probes: the pass's memo, else asked now.
+    private func internetProbeAnswers() throws(ReachabilityError) -> (ipv4: RouteAnswer, ipv6: RouteAnswer) {
         // Both probes go out in one send: one round trip, once per monitor pass.
         let answers: ArraySlice<RouteAnswer>
-        if let probes {
-            answers = probes
-        } else if let remembered = probeMemo?.answers {
+        if let remembered = probeMemo?.answers {
             answers = remembered[...]
         } else {
             let asked = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
@@ -264,12 +259,15 @@ struct TargetEvaluator {
     }
 
     /// The kernel's answer for an address without a zone; the internet probes' answers go to `probes` when they
-    /// went along: for an IPv4 address whose last synchronous read found no route.
+    /// went along (see ``UnroutedReadHint``): for an IPv4 address whose last synchronous read found no route.
     private func readAnswer(_ address: IPAddress, probes: inout ArraySlice<RouteAnswer>?) throws(ReachabilityError)
         -> RouteAnswer
     {
-        guard address.family == .ipv4, unroutedHint?.expectsUnrouted == true else { return try lookup(address) }
-        let answers = try queries.lookupRoutes(to: [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
+        let along = address.family == .ipv4 ? unroutedHint?.probesToAskAlong ?? 0 : 0
+        guard along > 0 else { return try lookup(address) }
+        let answers = try queries.lookupRoutes(
+            to: along == 1
+                ? [address, Self.internetProbeIPv4] : [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
         guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
         probes = answers.dropFirst()
         return answer
@@ -309,13 +307,23 @@ struct TargetEvaluator {
     /// How unrouted IPv4 addresses are carried now: the pass's memo when there is one, else worked out.
     private func nat64Plan(probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError) -> NAT64Plan {
         if probes == nil, let known = probeMemo?.nat64 { return known }
-        let answers = try internetProbeAnswers(probes)
+        let ipv4Answer: RouteAnswer
+        let ipv6Answer: RouteAnswer?
+        if let first = probes?.first {
+            (ipv4Answer, ipv6Answer) = (first, probes?.dropFirst().first)
+        } else {
+            (ipv4Answer, ipv6Answer) = try internetProbeAnswers()
+        }
         let plan: NAT64Plan
         // Beside a usable IPv4 internet NAT64 plays no part: its flags settle that, no interface described.
-        if try isReachable(answers.ipv4) {
+        let ipv4IsUsable = try isReachable(ipv4Answer)
+        unroutedHint?.record(ipv4InternetUsable: ipv4IsUsable)
+        if ipv4IsUsable {
             plan = .notCarried
         } else {
-            let ipv6 = try snapshot(.internet, family: .ipv6, answers.ipv6)
+            // A read asks the IPv6 probe along unless the IPv4 internet was usable last time; then it is asked now.
+            let answer = if let ipv6Answer { ipv6Answer } else { try lookup(Self.internetProbeIPv6) }
+            let ipv6 = try snapshot(.internet, family: .ipv6, answer)
             let provisions = ipv6.status.isReachable ? provisions(ipv4IsReachable: false, ipv6: ipv6) : nil
             if let prefix = provisions?.nat64Prefixes.first?.prefix {
                 plan = .synthesized(prefix)
