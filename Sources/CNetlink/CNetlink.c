@@ -35,14 +35,20 @@ uint8_t cnl_if_oper_dormant(void) { return IF_OPER_DORMANT; }
 uint8_t cnl_if_oper_up(void) { return IF_OPER_UP; }
 uint8_t cnl_if_oper_down(void) { return IF_OPER_DOWN; }
 
-uint32_t cnl_reachability_groups(void) {
-    // Legacy bind() group masks: bit (group - 1). All these groups are below 32.
-    const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE, RTNLGRP_ND_USEROPT };
+static uint32_t cnl_group_mask(const unsigned *groups, size_t count) {
+    // Legacy bind() group masks: bit (group - 1). All the groups used here are below 32.
     uint32_t mask = 0;
-    for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) mask |= 1u << (groups[i] - 1);
+    for (size_t i = 0; i < count; i++) mask |= 1u << (groups[i] - 1);
     return mask;
 }
+
+uint32_t cnl_route_answer_groups(void) {
+    const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
+        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE };
+    return cnl_group_mask(groups, sizeof(groups) / sizeof(groups[0]));
+}
+
+uint32_t cnl_reachability_groups(void) { return cnl_route_answer_groups() | cnl_nd_useropt_group_mask(); }
 
 int cnl_wake_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

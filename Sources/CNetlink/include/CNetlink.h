@@ -43,13 +43,15 @@ uint8_t cnl_if_oper_down(void);
 /// The rtnetlink groups whose messages can change a reachability answer:
 /// links, IPv4/IPv6 addresses, IPv4/IPv6 routes, IPv4/IPv6 policy rules, and router advertisement options.
 uint32_t cnl_reachability_groups(void);
+/// The groups whose messages can change a route lookup's answer: all of the above but router advertisements.
+uint32_t cnl_route_answer_groups(void);
 
 // MARK: - Router advertisement options (RTM_NEWNDUSEROPT)
 
 static inline uint32_t cnl_nduseroptmsg_length(void) { return sizeof(struct nduseroptmsg); }
-/// The legacy bind() mask bit of RTNLGRP_ND_USEROPT: ND options the kernel passes on from router advertisements.
 /// The legacy bind() mask bit of RTNLGRP_LINK: link notifications only.
 static inline uint32_t cnl_link_group_mask(void) { return 1u << (RTNLGRP_LINK - 1); }
+/// The legacy bind() mask bit of RTNLGRP_ND_USEROPT: ND options the kernel passes on from router advertisements.
 static inline uint32_t cnl_nd_useropt_group_mask(void) { return 1u << (RTNLGRP_ND_USEROPT - 1); }
 /// ND option types no installed header names: RDNSS (RFC 8106), captive portal (RFC 8910), PREF64 (RFC 8781).
 enum { CNL_ND_OPT_RDNSS = 25, CNL_ND_OPT_CAPTIVE_PORTAL = 37, CNL_ND_OPT_PREF64 = 38 };

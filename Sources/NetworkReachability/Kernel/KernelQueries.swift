@@ -10,6 +10,9 @@ import Glibc
 /// so each exchange has read every change made before its answer: a synchronous read costs one `send` and
 /// one `recvfrom`, with no separate drain. A full queue drops replies too (`ENOBUFS`): the links are then
 /// forgotten and the requests asked again.
+///
+/// From the first ``changeMark()`` on, such a socket also follows the route, rule and address notifications, so
+/// that what was learned from route answers can be kept exact between exchanges in the same way.
 final class KernelQueries: RouteQuerying {
     private struct State {
         var socket: NetlinkSocket?
@@ -30,6 +33,11 @@ final class KernelQueries: RouteQuerying {
         /// Per request of the current exchange: whether it is a dump, and whether its answer is still open.
         var isDump: [Bool] = []
         var isOpen: [Bool] = []
+        /// Notifications read so far, each loss of them (an overflow, a new socket) counted too: an answer asked
+        /// while this count stood still is current for as long as it stands still.
+        var changesSeen = 0
+        /// Whether the socket follows every group whose notifications can change a route's answer.
+        var followsRouteAnswers = false
     }
 
     // Guarded by its lock: one exchange at a time.
@@ -62,13 +70,56 @@ final class KernelQueries: RouteQuerying {
 
     /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
-        var answers = [RouteAnswer?](repeating: nil, count: destinations.count)
-        try exchange(destinations.count, { .route(to: destinations[$0], from: nil, interfaceIndex: nil) }) {
-            position, event in Self.record(event, in: &answers[position])
+        try state.withLock { (state: inout State) throws(ReachabilityError) in
+            var answers: [RouteAnswer] = []
+            answers.reserveCapacity(destinations.count)
+            try lookupRoutes(to: destinations[...], appendingTo: &answers, in: &state)
+            return answers
         }
-        return try answers.map { (answer: RouteAnswer?) throws(ReachabilityError) -> RouteAnswer in
+    }
+
+    /// A mark of the changes this client has been told of: notifications read, and losses of them. An answer asked
+    /// after the mark was taken is what the kernel would still give while the mark stays the same. `nil` for a
+    /// client that does not follow links: it follows no notifications at all.
+    ///
+    /// Exact because from the first call on the socket follows every group whose notifications can change a route's
+    /// answer (routes, rules, addresses, links), and a notification queues ahead of any later reply: so an exchange
+    /// reads every change made before its answer. The one gap is the monitor's too: IPv4 sends a route's deletion
+    /// notice a few instructions before it unlinks the route, so a lookup that lands in between (after an earlier
+    /// exchange read the notice) still finds it, and what was concluded from it stands until the next notice.
+    func changeMark() throws(ReachabilityError) -> Int? {
+        guard followsLinks else { return nil }
+        return try state.withLock { (state: inout State) throws(ReachabilityError) -> Int? in
+            if !state.followsRouteAnswers {
+                if let socket = state.socket { try socket.join(groups: cnl_route_answer_groups()) }
+                state.followsRouteAnswers = true  // a socket opened later joins them at once
+            }
+            _ = try openSocket(&state)  // a new socket counts as a loss: before the mark is taken
+            return state.changesSeen
+        }
+    }
+
+    /// One exchange of route lookups, with the lock already held; the answers are appended to `answers`.
+    private func lookupRoutes(
+        to destinations: ArraySlice<IPAddress>, appendingTo answers: inout [RouteAnswer], in state: inout State
+    ) throws(ReachabilityError) {
+        let start = destinations.startIndex
+        let request = { (position: Int) in
+            KernelRequest.route(to: destinations[start + position], from: nil, interfaceIndex: nil)
+        }
+        if destinations.count == 1 {
+            // A read's own lookup: no array of answers still open.
+            var answer: RouteAnswer?
+            try exchange(in: &state, 1, request) { _, event in Self.record(event, in: &answer) }
             guard let answer else { throw .malformedKernelReply("route lookup answer") }
-            return answer
+            answers.append(answer)
+            return
+        }
+        var open = [RouteAnswer?](repeating: nil, count: destinations.count)
+        try exchange(in: &state, destinations.count, request) { position, event in Self.record(event, in: &open[position]) }
+        for answer in open {
+            guard let answer else { throw .malformedKernelReply("route lookup answer") }
+            answers.append(answer)
         }
     }
 
@@ -132,7 +183,7 @@ final class KernelQueries: RouteQuerying {
         state.withLock {
             $0.socket?.close()
             $0.socket = nil
-            $0.links = [:]
+            Self.forgetFollowed(&$0)
         }
     }
 
@@ -223,7 +274,7 @@ final class KernelQueries: RouteQuerying {
                 return
             } catch .systemCallFailed(_, let code) where (code == ENOBUFS || code == EAGAIN) && attempt < 4 {
                 try catchUp(&state)
-                state.links = [:]
+                Self.forgetFollowed(&state)
                 for position in 0..<count { handle(position, .restarted) }
             }
         }
@@ -265,7 +316,7 @@ final class KernelQueries: RouteQuerying {
             guard datagram.senderPortID == 0 else { continue }
             guard !datagram.isTruncated else { throw .malformedKernelReply("datagram larger than the buffer") }
             _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
-                guard message.portID == socket.portID else { return follow(message, in: &state.links) }
+                guard message.portID == socket.portID else { return follow(message, in: &state) }
                 let position = Int(message.sequence &- first)
                 guard position >= 0, position < count, state.isOpen[position] else { return }
                 let end: Event?
@@ -296,28 +347,35 @@ final class KernelQueries: RouteQuerying {
             switch datagram {
             case .kernel(let count):
                 _ = NetlinkMessage.walk(state.buffer[0..<count]) { message in
-                    if message.portID != socket.portID { follow(message, in: &state.links) }
+                    if message.portID != socket.portID { follow(message, in: &state) }
                 }
-            case .truncated, .overflowed: state.links = [:]  // notifications were lost: what they said is unknown
+            case .truncated, .overflowed: Self.forgetFollowed(&state)  // notifications were lost: what they said is unknown
             case .foreign: continue
             }
         }
         state.refreshes += 1
     }
 
-    /// Applies a notification (a message not answering this socket) to the links followed.
-    private func follow(_ message: NetlinkMessage, in links: inout [Int: LinkMessage]) {
-        guard followsLinks, case .link(let link) = KernelMessage(message) else { return }
-        links[link.index] = link.isDeletion ? nil : link
+    /// Applies a notification (a message not answering this socket) to the links followed, and counts it.
+    private func follow(_ message: NetlinkMessage, in state: inout State) {
+        state.changesSeen += 1
+        guard followsLinks, let link = LinkMessage(message) else { return }
+        state.links[link.index] = link.isDeletion ? nil : link
+    }
+
+    /// Notifications were lost, or not followed yet: forgets the links and moves the change mark on.
+    private static func forgetFollowed(_ state: inout State) {
+        state.links = [:]
+        state.changesSeen += 1
     }
 
     private func openSocket(_ state: inout State) throws(ReachabilityError) -> NetlinkSocket {
         if let socket = state.socket { return socket }
+        let groups = followsLinks ? (state.followsRouteAnswers ? cnl_route_answer_groups() : cnl_link_group_mask()) : 0
         let socket = try NetlinkSocket(
-            groups: followsLinks ? cnl_link_group_mask() : 0, receiveTimeout: followsLinks ? Self.replyTimeout : nil,
-            namespace: namespace)
+            groups: groups, receiveTimeout: followsLinks ? Self.replyTimeout : nil, namespace: namespace)
         state.socket = socket
-        state.links = [:]
+        Self.forgetFollowed(&state)
         return socket
     }
 }

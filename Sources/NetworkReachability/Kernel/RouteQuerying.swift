@@ -17,6 +17,10 @@ protocol RouteQuerying: AnyObject, Sendable {
         -> RouteAnswer
     /// The routes to several destinations, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
+    /// A mark of the changes that could alter a route answer, as far as this client has been told of them: what
+    /// was concluded from answers asked after a mark was taken still holds while the mark stays the same.
+    /// `nil` when the client cannot tell: then nothing may outlive the lookups it came from.
+    func changeMark() throws(ReachabilityError) -> Int?
     /// Every address of every link.
     func addresses() throws(ReachabilityError) -> [AddressMessage]
     /// The index of the link called `name`, or `nil` when there is none.

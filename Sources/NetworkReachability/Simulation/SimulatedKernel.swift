@@ -13,6 +13,9 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
 
+    /// The network's revision: every change a test makes counts, as each would bring the kernel's notifications.
+    func changeMark() -> Int? { state.withLock { $0.revision } }
+
     func addresses() -> [AddressMessage] { state.withLock { $0.addressMessages } }
 
     func linkIndex(named name: String) -> Int? { state.withLock { $0.index(of: name) } }

@@ -53,6 +53,9 @@ package struct SimulatedNetworkState: Sendable {
         }
     }
 
+    /// Counts the changes made through ``SimulatedRoutingBackend/change(rediscoverDNS64:_:)``, each in the same
+    /// critical section as the change itself, as a notification queues before any later answer.
+    var revision = 0
     package private(set) var interfaces: [Interface] = []
     package private(set) var routes: [Route] = []
     /// What the resolver answers for a host name.

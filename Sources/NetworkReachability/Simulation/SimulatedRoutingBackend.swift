@@ -73,7 +73,8 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         rediscoverDNS64: Bool = false, _ body: (inout SimulatedNetworkState) throws(Failure) -> Result
     ) throws(Failure) -> Result {
         let result = try kernel.state.withLock { (state: inout SimulatedNetworkState) throws(Failure) -> Result in
-            try body(&state)
+            defer { state.revision += 1 }
+            return try body(&state)
         }
         if rediscoverDNS64 { provisioning.rediscover() }
         source.withLock { $0 }?.post()
