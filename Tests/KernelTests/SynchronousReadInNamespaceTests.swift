@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import TestSupport
 
@@ -74,25 +75,76 @@ struct SynchronousReadInNamespaceTests {
         #expect(try roundTrips(unrouted) == (1, [.reachable]))
     }
 
-    @Test func anUnroutedReadAsksTheIPv6ProbeAlongOnlyWhileTheIPv4InternetIsNotUsable() throws {
-        // Given an IPv4 address an `unreachable` route covers, read once beside a usable IPv4 internet
+    /// A flags read of `reachability`: its kernel round trips, its requests, and the flags.
+    private static func countedFlagsRead(_ backend: LinuxRoutingBackend, _ reachability: NetworkReachability)
+        -> (roundTrips: Int, requests: Int, flags: ReachabilityFlags?)
+    {
+        let requestsBefore = backend.synchronousRequestCount
+        let (roundTrips, flags) = counted(backend) { reachability.flags }
+        return (roundTrips, backend.synchronousRequestCount - requestsBefore, flags)
+    }
+
+    @Test func anUnroutedReadKnowsTheIPv4InternetIsUsableUntilTheKernelTellsOfAChange() throws {
+        // Given an IPv4 address an `unreachable` route covers, read once beside a usable IPv4 internet (the read
+        // asked the internet's routes after its own)
         let network = try TestNetwork()
         defer { network.remove() }
         let (backend, unrouted, _) = try unroutedAndGateway(in: network)
         _ = unrouted.flags
-        let read = { () -> (roundTrips: Int, requests: Int, flags: ReachabilityFlags?) in
-            let requestsBefore = backend.synchronousRequestCount
-            let (roundTrips, flags) = Self.counted(backend) { unrouted.flags }
-            return (roundTrips, backend.synchronousRequestCount - requestsBefore, flags)
-        }
-        // When it is read again, then its own lookup and only the IPv4 internet's go out, in one round trip
+        let read = { Self.countedFlagsRead(backend, unrouted) }
+        // When it is read again, then while the kernel tells of no change its own lookup goes out alone
+        #expect(read() == (1, 1, []))
+        #expect(read() == (1, 1, []))
+        // And a route added anywhere has the IPv4 internet's route asked again, once, after its own lookup
+        try network.ip("route", "add", "203.0.113.9/32", "via", TestNetwork.gatewayIPv4)
+        #expect(read() == (2, 2, []))
+        #expect(read() == (1, 1, []))
+        // And so does an address added, and a policy rule
+        try network.ip("addr", "add", "192.0.2.77/32", "dev", "rn0")
+        #expect(read() == (2, 2, []))
+        #expect(read() == (1, 1, []))
+        try network.ip("rule", "add", "to", "203.0.113.0/24", "lookup", "main", "priority", "100")
+        #expect(read() == (2, 2, []))
+        #expect(read() == (1, 1, []))
+        // And when another read has already read of a change, the IPv4 internet's route goes along with its own
+        try network.ip("route", "add", "203.0.113.10/32", "via", TestNetwork.gatewayIPv4)
+        let ipv6Gateway = try NetworkReachability(
+            target: .address(IPAddress(TestNetwork.gatewayIPv6)), backend: backend, logger: NetworkReachability.silentLogger)
+        #expect(ipv6Gateway.flags == [.reachable, .isDirect])
         #expect(read() == (1, 2, []))
-        // And when the IPv4 internet goes away, the next read asks the IPv6 internet's route after them
+        #expect(read() == (1, 1, []))
+        // And when the IPv4 internet goes away, the next read asks it again, then the IPv6 internet's route
         try network.ip("route", "del", "default")
-        #expect(read() == (2, 3, []))
+        #expect(read() == (3, 3, []))
         // And from then on all three go out together
         #expect(read() == (1, 3, []))
         #expect(read() == (1, 3, []))
+    }
+
+    @Test func aKnownUsableIPv4InternetNeverHidesNAT64WhenItGoesAway() throws {
+        // Given a dual-stack network whose router advertises PREF64 64:ff9b::/96, heard by a listening monitor
+        let network = try TestNetwork()
+        defer { network.remove() }
+        _ = try network.startRouterAdvertisements(prefixLifetime: 1800)
+        let (backend, unrouted, _) = try unroutedAndGateway(in: network)
+        let internet = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
+        #expect(internet.startListening(onQueue: DispatchQueue(label: "internet")) { _ in })
+        defer { internet.stopListening() }
+        #expect(eventually { (try? internet.currentSnapshot().path.nat64Prefixes.map(\.prefix.description)) == ["64:ff9b::/96"] })
+        // And an IPv4 address an `unreachable` route covers, read until its reads go out alone
+        _ = unrouted.flags
+        _ = unrouted.flags
+        #expect(Self.countedFlagsRead(backend, unrouted) == (1, 1, []))
+        // When the IPv4 internet goes away, then the very next read finds NAT64 carrying the address
+        try network.ip("route", "del", "default")
+        #expect(Self.countedFlagsRead(backend, unrouted).flags == [.reachable])
+        let snapshot = try unrouted.currentSnapshot()
+        #expect(snapshot.flags == [.reachable])
+        #expect(snapshot.path.synthesizedAddress?.description == "64:ff9b::c633:6407")
+        // And when it comes back, the next read finds the address unreachable again
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(unrouted.flags == [])
+        #expect(try unrouted.currentSnapshot().path.synthesizedAddress == nil)
     }
 
     @Test func aFlagsReadCostsOneRoundTripAndGivesTheSnapshotsFlags() throws {

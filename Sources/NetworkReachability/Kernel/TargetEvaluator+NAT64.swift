@@ -26,6 +26,14 @@ extension TargetEvaluator {
         case synthesized(NAT64Prefix)
     }
 
+    /// What a synchronous read asked along with its own lookup (see ``UnroutedReadHint``).
+    struct ProbesAlong {
+        /// The internet probes' answers, IPv4 first, when they went along.
+        var answers: ArraySlice<RouteAnswer>?
+        /// The kernel client's change mark taken before they were asked.
+        var mark: Int?
+    }
+
     /// Whether `answer` makes its destination reachable: its flags only, no interface description.
     private func isReachable(_ answer: RouteAnswer) throws(ReachabilityError) -> Bool {
         guard case .route(let route) = answer, route.type.carriesPackets else { return false }
@@ -36,10 +44,10 @@ extension TargetEvaluator {
     /// An IPv4 address no route carries, on an IPv6-only network with a known NAT64 prefix: evaluated through
     /// its synthesized address (RFC 6052), with the first prefix (advertised ones first). `nil` when the
     /// network is not IPv6-only or knows no prefix; unknown while the first DNS64 discovery runs.
-    func evaluateThroughNAT64(_ address: IPAddress, probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError)
+    func evaluateThroughNAT64(_ address: IPAddress, along: ProbesAlong = ProbesAlong()) throws(ReachabilityError)
         -> ReachabilitySnapshot?
     {
-        switch try nat64Plan(probes: probes) {
+        switch try nat64Plan(along: along) {
         case .notCarried:
             return nil
         case .awaitingDiscovery:
@@ -54,34 +62,44 @@ extension TargetEvaluator {
         }
     }
 
-    /// How unrouted IPv4 addresses are carried now: the pass's memo when there is one, else worked out.
-    private func nat64Plan(probes: ArraySlice<RouteAnswer>?) throws(ReachabilityError) -> NAT64Plan {
-        if probes == nil, let known = probeMemo?.nat64 { return known }
-        let ipv4Answer: RouteAnswer
-        let ipv6Answer: RouteAnswer?
-        if let first = probes?.first {
-            (ipv4Answer, ipv6Answer) = (first, probes?.dropFirst().first)
-        } else {
-            (ipv4Answer, ipv6Answer) = try internetProbeAnswers()
+    /// How unrouted IPv4 addresses are carried now: from the probes a synchronous read asked `along`, or from
+    /// what it knows already; else the pass's memo when there is one; else worked out.
+    private func nat64Plan(along: ProbesAlong) throws(ReachabilityError) -> NAT64Plan {
+        // Unwrapped, never compared with nil: `==` on an optional slice destroys a tuple of two through metadata.
+        if let answers = along.answers, let ipv4 = answers.first {
+            return try nat64Plan(ipv4: ipv4, ipv6: answers.dropFirst().first, askedAfter: along.mark)
         }
-        let plan: NAT64Plan
+        if let unroutedHint {
+            // A synchronous read, whose own lookup has just read every change the kernel told of.
+            let mark = try queries.changeMark()
+            if unroutedHint.isIPv4InternetUsable(at: mark) { return .notCarried }
+            if unroutedHint.wasIPv4InternetUsable {
+                return try nat64Plan(ipv4: lookup(Self.internetProbeIPv4), ipv6: nil, askedAfter: mark)
+            }
+            let answers = try internetProbeAnswers()
+            return try nat64Plan(ipv4: answers.ipv4, ipv6: answers.ipv6, askedAfter: mark)
+        }
+        if let known = probeMemo?.nat64 { return known }
+        let answers = try internetProbeAnswers()
+        let plan = try nat64Plan(ipv4: answers.ipv4, ipv6: answers.ipv6, askedAfter: nil)
+        probeMemo?.nat64 = plan
+        return plan
+    }
+
+    /// How unrouted IPv4 addresses are carried, given the internet probes' answers, asked after the change mark
+    /// was `mark`; the IPv6 one is asked now when it is needed and did not come along.
+    private func nat64Plan(ipv4 ipv4Answer: RouteAnswer, ipv6 ipv6Answer: RouteAnswer?, askedAfter mark: Int?)
+        throws(ReachabilityError) -> NAT64Plan
+    {
         // Beside a usable IPv4 internet NAT64 plays no part: its flags settle that, no interface described.
         let ipv4IsUsable = try isReachable(ipv4Answer)
-        unroutedHint?.record(ipv4InternetUsable: ipv4IsUsable)
-        if ipv4IsUsable {
-            plan = .notCarried
-        } else {
-            // A read asks the IPv6 probe along unless the IPv4 internet was usable last time; then it is asked now.
-            let answer = if let ipv6Answer { ipv6Answer } else { try lookup(Self.internetProbeIPv6) }
-            let ipv6 = try snapshot(.internet, family: .ipv6, answer)
-            let provisions = ipv6.status.isReachable ? provisions(ipv4IsReachable: false, ipv6: ipv6) : nil
-            if let prefix = provisions?.nat64Prefixes.first?.prefix {
-                plan = .synthesized(prefix)
-            } else {
-                plan = provisions?.isDiscovering == true ? .awaitingDiscovery : .notCarried
-            }
-        }
-        if probes == nil { probeMemo?.nat64 = plan }
-        return plan
+        unroutedHint?.record(ipv4InternetUsable: ipv4IsUsable, at: mark)
+        guard !ipv4IsUsable else { return .notCarried }
+        // A read asks the IPv6 probe along unless the IPv4 internet was usable last time; then it is asked now.
+        let answer = if let ipv6Answer { ipv6Answer } else { try lookup(Self.internetProbeIPv6) }
+        let ipv6 = try snapshot(.internet, family: .ipv6, answer)
+        let provisions = ipv6.status.isReachable ? provisions(ipv4IsReachable: false, ipv6: ipv6) : nil
+        if let prefix = provisions?.nat64Prefixes.first?.prefix { return .synthesized(prefix) }
+        return provisions?.isDiscovering == true ? .awaitingDiscovery : .notCarried
     }
 }

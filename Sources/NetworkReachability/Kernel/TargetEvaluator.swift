@@ -60,12 +60,12 @@ struct TargetEvaluator {
     /// (interface name, gateway, source), which is most of a read's work beside the kernel's answer.
     func flags(of target: ReachabilityTarget) throws(ReachabilityError) -> ReachabilityFlags {
         guard case .address(let address) = target, address.zone == nil else { return try evaluate(target).flags }
-        var probes: ArraySlice<RouteAnswer>?
-        let direct = try flags(of: readAnswer(address, probes: &probes))
+        var along = ProbesAlong()
+        let direct = try flags(of: readAnswer(address, along: &along))
         guard address.family == .ipv4 else { return direct }
         unroutedHint?.record(unrouted: direct.isEmpty)
         guard direct.isEmpty else { return direct }
-        return try evaluateThroughNAT64(address, probes: probes)?.flags ?? direct
+        return try evaluateThroughNAT64(address, along: along)?.flags ?? direct
     }
 
     /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
@@ -221,35 +221,35 @@ struct TargetEvaluator {
     /// A synchronous read of an IPv4 address without a zone: its lookup goes out with the internet probes when
     /// the last such read found no route (see ``UnroutedReadHint``).
     private func read(_ address: IPAddress, _ hint: UnroutedReadHint) throws(ReachabilityError) -> ReachabilitySnapshot {
-        var probes: ArraySlice<RouteAnswer>?
-        let snapshot = try evaluate(address, answer: readAnswer(address, probes: &probes), probes: probes)
+        var along = ProbesAlong()
+        let snapshot = try evaluate(address, answer: readAnswer(address, along: &along), along: along)
         hint.record(unrouted: snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil)
         return snapshot
     }
 
-    /// The kernel's answer for an address without a zone; the internet probes' answers go to `probes` when they
-    /// went along (see ``UnroutedReadHint``): for an IPv4 address whose last synchronous read found no route.
-    private func readAnswer(_ address: IPAddress, probes: inout ArraySlice<RouteAnswer>?) throws(ReachabilityError)
-        -> RouteAnswer
-    {
-        let along = address.family == .ipv4 ? unroutedHint?.probesToAskAlong ?? 0 : 0
-        guard along > 0 else { return try lookup(address) }
+    /// The kernel's answer for an address without a zone. For an IPv4 address whose last synchronous read found no
+    /// route, the internet probes go along as ``UnroutedReadHint`` says, and `along` gets what came back.
+    private func readAnswer(_ address: IPAddress, along: inout ProbesAlong) throws(ReachabilityError) -> RouteAnswer {
+        guard address.family == .ipv4, let unroutedHint, unroutedHint.expectsUnrouted else { return try lookup(address) }
+        let mark = try queries.changeMark()
+        let count = unroutedHint.probesToAskAlong(at: mark)
+        guard count > 0 else { return try lookup(address) }
         let answers = try queries.lookupRoutes(
-            to: along == 1
+            to: count == 1
                 ? [address, Self.internetProbeIPv4] : [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
         guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
-        probes = answers.dropFirst()
+        along = ProbesAlong(answers: answers.dropFirst(), mark: mark)
         return answer
     }
 
     /// An address target from the kernel's answer for it; an unrouted IPv4 address is tried through NAT64,
-    /// with the internet `probes`' answers when the caller asked them along.
-    private func evaluate(_ address: IPAddress, answer: RouteAnswer, probes: ArraySlice<RouteAnswer>? = nil)
+    /// with what a synchronous read asked `along`.
+    private func evaluate(_ address: IPAddress, answer: RouteAnswer, along: ProbesAlong = ProbesAlong())
         throws(ReachabilityError) -> ReachabilitySnapshot
     {
         let direct = try snapshot(.address(address), family: address.family, answer)
         guard address.family == .ipv4, direct.flags.isEmpty else { return direct }
-        return try evaluateThroughNAT64(address, probes: probes) ?? direct
+        return try evaluateThroughNAT64(address, along: along) ?? direct
     }
 
     /// Each resolved address is evaluated as an address target; the path is the first reachable one's, in

@@ -1,27 +1,47 @@
 import Synchronization
 
-/// Whether the last synchronous read of an IPv4 address found no route of its own, and whether the IPv4
-/// internet was usable when such a read last asked.
+/// Whether the last synchronous read of an IPv4 address found no route of its own, and what such a read last
+/// learned of the IPv4 internet.
 ///
-/// Such a read also needs the internet probes' answers: on an IPv6-only network NAT64 may carry the address.
-/// While this hint holds, the next IPv4 read sends the probes in the same `send` as its own lookup, so a
-/// repeated unrouted read costs one round trip, as a routed one does. Beside a usable IPv4 internet NAT64
-/// plays no part, so only the IPv4 probe goes along then: two lookups for the kernel, not three. Only the
-/// batching follows the hint: every answer a read uses is asked for fresh, so a wrong guess costs one more
-/// round trip, never a stale answer.
+/// Such a read also needs to know whether NAT64 on an IPv6-only network carries the address, which takes the
+/// internet probes' answers. While this hint holds, the next IPv4 read sends the probes in the same `send` as
+/// its own lookup, so a repeated unrouted read costs one round trip, as a routed one does. Beside a usable IPv4
+/// internet NAT64 plays no part, so only the IPv4 probe goes along then; and once the IPv4 internet was found
+/// usable, that stands for as long as the kernel client's change mark (``RouteQuerying/changeMark()``) stays
+/// the same: then the read sends its own lookup alone. Only the batching follows the hint, and the one
+/// conclusion kept is exact, so a wrong guess costs one more round trip, never a stale answer.
 final class UnroutedReadHint: Sendable {
     private let lastReadWasUnrouted = Atomic<Bool>(false)
     private let ipv4InternetWasUsable = Atomic<Bool>(false)
+    /// The change mark from before the IPv4 internet's route was asked and found usable; -1 when it was not.
+    private let ipv4InternetUsableMark = Atomic<Int>(-1)
 
-    /// The internet probes the next IPv4 read should ask along with its own lookup: none, the IPv4 one, or both.
-    var probesToAskAlong: Int {
-        guard lastReadWasUnrouted.load(ordering: .relaxed) else { return 0 }
+    /// Whether the latest IPv4 read found no route of its own: the next one should ask the probes along.
+    var expectsUnrouted: Bool { lastReadWasUnrouted.load(ordering: .relaxed) }
+
+    /// The internet probes the next unrouted IPv4 read should ask along with its own lookup, when the kernel
+    /// client's change mark is `mark`: none, the IPv4 one, or both.
+    func probesToAskAlong(at mark: Int?) -> Int {
+        if isIPv4InternetUsable(at: mark) { return 0 }
         return ipv4InternetWasUsable.load(ordering: .relaxed) ? 1 : 2
     }
+
+    /// Whether the IPv4 internet is known usable while the change mark is `mark`.
+    func isIPv4InternetUsable(at mark: Int?) -> Bool {
+        guard let mark else { return false }
+        return ipv4InternetUsableMark.load(ordering: .relaxed) == mark
+    }
+
+    /// Whether the IPv4 internet was usable when an unrouted read last asked.
+    var wasIPv4InternetUsable: Bool { ipv4InternetWasUsable.load(ordering: .relaxed) }
 
     /// Records how the latest IPv4 read came out.
     func record(unrouted: Bool) { lastReadWasUnrouted.store(unrouted, ordering: .relaxed) }
 
-    /// Records whether the IPv4 internet was usable when an unrouted read last asked.
-    func record(ipv4InternetUsable: Bool) { ipv4InternetWasUsable.store(ipv4InternetUsable, ordering: .relaxed) }
+    /// Records whether the IPv4 internet was usable when an unrouted read asked its route, after the change mark
+    /// was `mark`.
+    func record(ipv4InternetUsable: Bool, at mark: Int?) {
+        ipv4InternetWasUsable.store(ipv4InternetUsable, ordering: .relaxed)
+        ipv4InternetUsableMark.store(ipv4InternetUsable ? mark ?? -1 : -1, ordering: .relaxed)
+    }
 }
