@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Testing
 import TestSupport
 
@@ -121,16 +122,23 @@ struct SynchronousReadInNamespaceTests {
         #expect(read() == (1, 3, []))
     }
 
+    /// Has the gateway of `network` advertise PREF64 64:ff9b::/96, and a monitor of `backend` hear it: the returned
+    /// object listens, and a read of it lists the prefix. Stop it listening when done.
+    private func listenToAdvertisedNAT64(in network: TestNetwork, backend: LinuxRoutingBackend) throws -> NetworkReachability {
+        _ = try network.startRouterAdvertisements(prefixLifetime: 1800)
+        let internet = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
+        #expect(internet.startListening(onQueue: DispatchQueue(label: "internet")) { _ in })
+        #expect(eventually { (try? internet.currentSnapshot().path.nat64Prefixes.map(\.prefix.description)) == ["64:ff9b::/96"] })
+        return internet
+    }
+
     @Test func aKnownUsableIPv4InternetNeverHidesNAT64WhenItGoesAway() throws {
         // Given a dual-stack network whose router advertises PREF64 64:ff9b::/96, heard by a listening monitor
         let network = try TestNetwork()
         defer { network.remove() }
-        _ = try network.startRouterAdvertisements(prefixLifetime: 1800)
         let (backend, unrouted, _) = try unroutedAndGateway(in: network)
-        let internet = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
-        #expect(internet.startListening(onQueue: DispatchQueue(label: "internet")) { _ in })
+        let internet = try listenToAdvertisedNAT64(in: network, backend: backend)
         defer { internet.stopListening() }
-        #expect(eventually { (try? internet.currentSnapshot().path.nat64Prefixes.map(\.prefix.description)) == ["64:ff9b::/96"] })
         // And an IPv4 address an `unreachable` route covers, read until its reads go out alone
         _ = unrouted.flags
         _ = unrouted.flags
@@ -145,6 +153,62 @@ struct SynchronousReadInNamespaceTests {
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         #expect(unrouted.flags == [])
         #expect(try unrouted.currentSnapshot().path.synthesizedAddress == nil)
+    }
+
+    @Test func concurrentUnroutedReadsNeverGiveAStateOlderThanTheirStart() throws {
+        // Given NAT64 advertised, and an IPv4 address an `unreachable` route covers
+        let network = try TestNetwork()
+        defer { network.remove() }
+        let (backend, unrouted, _) = try unroutedAndGateway(in: network)
+        let internet = try listenToAdvertisedNAT64(in: network, backend: backend)
+        defer { internet.stopListening() }
+        // When four threads read it while the IPv4 default route goes away and comes back, ten times each
+        struct Phase: Sendable {
+            var changes = 0
+            var isChanging = false
+            var isOver = false
+        }
+        let phase = Locked(Phase())
+        let checked = Locked([0, 0])
+        let wrong = Locked<[String]>([])
+        let readers = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: readers) { @Sendable in
+                while !phase.withLock({ $0.isOver }) {
+                    let before = phase.withLock { $0 }
+                    let flags = unrouted.flags
+                    let after = phase.withLock { $0 }
+                    // Only reads that no change overlapped: their state is known.
+                    guard !before.isChanging, !after.isChanging, before.changes == after.changes else { continue }
+                    let ipv4InternetIsGone = before.changes % 2 == 1
+                    let expected: ReachabilityFlags = ipv4InternetIsGone ? [.reachable] : []
+                    checked.withLock { $0[ipv4InternetIsGone ? 1 : 0] += 1 }
+                    if flags != expected {
+                        wrong.withLock { $0.append("after \(before.changes) changes: \(String(describing: flags))") }
+                    }
+                }
+            }
+        }
+        defer {
+            phase.withLock { $0.isOver = true }
+            readers.wait()
+        }
+        for change in 0..<20 {
+            phase.withLock { $0.isChanging = true }
+            if change % 2 == 0 {
+                try network.ip("route", "del", "default")
+            } else {
+                try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+            }
+            phase.withLock {
+                $0.changes += 1
+                $0.isChanging = false
+            }
+            usleep(20_000)  // the readers read this state a while
+        }
+        // Then every read no change overlapped gave the state it began and ended in, and there were many of each
+        #expect(wrong.withLock { $0 }.isEmpty, "\(wrong.withLock { $0.prefix(5) })")
+        #expect(checked.withLock { $0 }.allSatisfy { $0 >= 20 }, "\(checked.withLock { $0 })")
     }
 
     @Test func aFlagsReadCostsOneRoundTripAndGivesTheSnapshotsFlags() throws {
