@@ -84,9 +84,10 @@ final class KernelQueries: RouteQuerying {
     ///
     /// Exact because from the first call on the socket follows every group whose notifications can change a route's
     /// answer (routes, rules, addresses, links), and a notification queues ahead of any later reply: so an exchange
-    /// reads every change made before its answer. The one gap is the monitor's too: IPv4 sends a route's deletion
+    /// reads every change made before its answer. Its gaps are the monitor's too: IPv4 sends a route's deletion
     /// notice a few instructions before it unlinks the route, so a lookup that lands in between (after an earlier
-    /// exchange read the notice) still finds it, and what was concluded from it stands until the next notice.
+    /// exchange read the notice) still finds it; and changes those groups do not announce (nexthop objects with
+    /// `nexthop_compat_mode` off, IPv6 router choice by neighbour reachability) move no mark.
     func changeMark() throws(ReachabilityError) -> Int? {
         guard followsLinks else { return nil }
         return try state.withLock { (state: inout State) throws(ReachabilityError) -> Int? in
