@@ -85,12 +85,13 @@ struct SynchronousReadInNamespaceTests {
         return (roundTrips, backend.synchronousRequestCount - requestsBefore, flags)
     }
 
-    @Test func anUnroutedReadKnowsTheIPv4InternetIsUsableUntilTheKernelTellsOfAChange() throws {
-        // Given an IPv4 address an `unreachable` route covers, read once beside a usable IPv4 internet (the read
-        // asked the internet's routes after its own)
-        let network = try TestNetwork()
+    @Test func anUnroutedReadKnowsHowNAT64StandsUntilTheKernelTellsOfAChange() throws {
+        // Given an IPv4-only network (no DNS64 discovery ever starts), and an IPv4 address an `unreachable` route
+        // covers, read once beside a usable IPv4 internet (the read asked the internet's routes after its own)
+        let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         let (backend, unrouted, _) = try unroutedAndGateway(in: network)
+        let internet = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
         _ = unrouted.flags
         let read = { Self.countedFlagsRead(backend, unrouted) }
         // When it is read again, then while the kernel tells of no change its own lookup goes out alone
@@ -109,27 +110,64 @@ struct SynchronousReadInNamespaceTests {
         #expect(read() == (1, 1, []))
         // And when another read has already read of a change, the IPv4 internet's route goes along with its own
         try network.ip("route", "add", "203.0.113.10/32", "via", TestNetwork.gatewayIPv4)
-        let ipv6Gateway = try NetworkReachability(
-            target: .address(IPAddress(TestNetwork.gatewayIPv6)), backend: backend, logger: NetworkReachability.silentLogger)
-        #expect(ipv6Gateway.flags == [.reachable, .isDirect])
+        #expect(internet.flags == [.reachable])
         #expect(read() == (1, 2, []))
         #expect(read() == (1, 1, []))
         // And when the IPv4 internet goes away, the next read asks it again, then the IPv6 internet's route
         try network.ip("route", "del", "default")
         #expect(read() == (3, 3, []))
-        // And from then on all three go out together
+        // And then, NAT64 not carrying the address, that stands as the IPv4 internet's use did
+        #expect(read() == (1, 1, []))
+        try network.ip("route", "add", "203.0.113.11/32", "via", TestNetwork.gatewayIPv4)
+        #expect(read() == (2, 3, []))
+        #expect(read() == (1, 1, []))
+        // And when another read has already read of a change, both internet routes go along with its own
+        try network.ip("route", "add", "203.0.113.12/32", "via", TestNetwork.gatewayIPv4)
+        #expect(internet.flags == [])
         #expect(read() == (1, 3, []))
-        #expect(read() == (1, 3, []))
+        #expect(read() == (1, 1, []))
     }
 
     /// Has the gateway of `network` advertise PREF64 64:ff9b::/96, and a monitor of `backend` hear it: the returned
     /// object listens, and a read of it lists the prefix. Stop it listening when done.
     private func listenToAdvertisedNAT64(in network: TestNetwork, backend: LinuxRoutingBackend) throws -> NetworkReachability {
-        _ = try network.startRouterAdvertisements(prefixLifetime: 1800)
+        try listenToAdvertisedNAT64AndAnnouncer(in: network, backend: backend).internet
+    }
+
+    /// The same, with the process that sends the advertisements.
+    private func listenToAdvertisedNAT64AndAnnouncer(in network: TestNetwork, backend: LinuxRoutingBackend) throws
+        -> (internet: NetworkReachability, announcer: Subprocess)
+    {
+        let announcer = try network.startRouterAdvertisements(prefixLifetime: 1800)
         let internet = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
         #expect(internet.startListening(onQueue: DispatchQueue(label: "internet")) { _ in })
         #expect(eventually { (try? internet.currentSnapshot().path.nat64Prefixes.map(\.prefix.description)) == ["64:ff9b::/96"] })
-        return internet
+        return (internet, announcer)
+    }
+
+    @Test func onAnIPv6OnlyNetworkANAT64ReadSendsTheSynthesizedAddressAlongUntilTheProvisionsChange() throws {
+        // Given an IPv6-only network whose router advertises PREF64 64:ff9b::/96, heard by a listening monitor
+        let network = try TestNetwork(ipv4: false, ipv6: true)
+        defer { network.remove() }
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let (internet, announcer) = try listenToAdvertisedNAT64AndAnnouncer(in: network, backend: backend)
+        defer { internet.stopListening() }
+        let literal = try NetworkReachability(
+            target: .address(IPAddress("192.0.2.33")), backend: backend, logger: NetworkReachability.silentLogger)
+        // When an IPv4 address is read again and again, then NAT64 carries it every time; and once the plan stands
+        // (the DNS64 discovery the network started may end in between, and move it), a read sends its own lookup
+        // and its synthesized address's together: one round trip
+        #expect(literal.flags == [.reachable])
+        #expect(eventually { Self.countedFlagsRead(backend, literal) == (1, 2, [.reachable]) })
+        #expect(Self.countedFlagsRead(backend, literal).flags == [.reachable])
+        #expect(try literal.currentSnapshot().path.synthesizedAddress?.description == "64:ff9b::c000:221")
+        // And when the router withdraws the prefix, the next read after the monitor heard it finds no NAT64
+        announcer.send(SIGKILL)
+        announcer.wait()
+        _ = try network.startRouterAdvertisements(prefixLifetime: 0)
+        #expect(eventually { (try? internet.currentSnapshot().path.nat64Prefixes.isEmpty) == true })
+        #expect(literal.flags == [])
+        #expect(try literal.currentSnapshot().path.synthesizedAddress == nil)
     }
 
     @Test func aKnownUsableIPv4InternetNeverHidesNAT64WhenItGoesAway() throws {

@@ -29,9 +29,11 @@ extension TargetEvaluator {
     /// What a synchronous read asked along with its own lookup (see ``UnroutedReadHint``).
     struct ProbesAlong {
         /// The internet probes' answers, IPv4 first, when they went along.
-        var answers: ArraySlice<RouteAnswer>?
+        var answers: ArraySlice<RouteAnswer>? = nil
         /// The kernel client's change mark taken before they were asked.
-        var mark: Int?
+        var mark: Int? = nil
+        /// The address synthesized with a known plan's prefix, and its answer, when it went along instead.
+        var synthesized: (address: IPAddress, answer: RouteAnswer)? = nil
     }
 
     /// Whether `answer` makes its destination reachable: its flags only, no interface description.
@@ -56,7 +58,10 @@ extension TargetEvaluator {
             return waiting
         case .synthesized(let prefix):
             let synthesized = try prefix.synthesize(address)
-            var result = try snapshot(.address(address), family: .ipv6, lookup(synthesized))
+            // Asked in the read's own exchange when a plan that still held sent it along: as fresh as any answer.
+            let answer =
+                if let sent = along.synthesized, sent.address == synthesized { sent.answer } else { try lookup(synthesized) }
+            var result = try snapshot(.address(address), family: .ipv6, answer)
             result.path.synthesizedAddress = synthesized
             return result
         }
@@ -73,6 +78,7 @@ extension TargetEvaluator {
             // A synchronous read, whose own lookup has just read every change the kernel told of.
             let mark = try queries.changeMark()
             if unroutedHint.isIPv4InternetUsable(at: mark) { return .notCarried }
+            if let known = unroutedHint.nat64Plan(at: mark, provisioning: provisioning.revision) { return known }
             if unroutedHint.wasIPv4InternetUsable {
                 return try nat64Plan(ipv4: lookup(Self.internetProbeIPv4), ipv6: nil, askedAfter: mark)
             }
@@ -95,11 +101,19 @@ extension TargetEvaluator {
         let ipv4IsUsable = try isReachable(ipv4Answer)
         unroutedHint?.record(ipv4InternetUsable: ipv4IsUsable, at: mark)
         guard !ipv4IsUsable else { return .notCarried }
+        // Taken before the provisions are read: a change after it moves it, so the plan is not kept past that.
+        let revision = unroutedHint == nil ? 0 : provisioning.revision
         // A read asks the IPv6 probe along unless the IPv4 internet was usable last time; then it is asked now.
         let answer = if let ipv6Answer { ipv6Answer } else { try lookup(Self.internetProbeIPv6) }
         let ipv6 = try snapshot(.internet, family: .ipv6, answer)
         let provisions = ipv6.status.isReachable ? provisions(ipv4IsReachable: false, ipv6: ipv6) : nil
-        if let prefix = provisions?.nat64Prefixes.first?.prefix { return .synthesized(prefix) }
-        return provisions?.isDiscovering == true ? .awaitingDiscovery : .notCarried
+        let plan: NAT64Plan
+        if let prefix = provisions?.nat64Prefixes.first?.prefix {
+            plan = .synthesized(prefix)
+        } else {
+            plan = provisions?.isDiscovering == true ? .awaitingDiscovery : .notCarried
+        }
+        unroutedHint?.record(plan, at: mark, provisioning: revision)
+        return plan
     }
 }

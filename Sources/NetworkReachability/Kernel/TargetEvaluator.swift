@@ -228,10 +228,24 @@ struct TargetEvaluator {
     }
 
     /// The kernel's answer for an address without a zone. For an IPv4 address whose last synchronous read found no
-    /// route, the internet probes go along as ``UnroutedReadHint`` says, and `along` gets what came back.
+    /// route, what ``UnroutedReadHint`` says goes along (the internet probes, or the address a NAT64 plan that still
+    /// holds synthesizes), and `along` gets what came back.
     private func readAnswer(_ address: IPAddress, along: inout ProbesAlong) throws(ReachabilityError) -> RouteAnswer {
         guard address.family == .ipv4, let unroutedHint, unroutedHint.expectsUnrouted else { return try lookup(address) }
         let mark = try queries.changeMark()
+        if !unroutedHint.isIPv4InternetUsable(at: mark),
+            let known = unroutedHint.nat64Plan(at: mark, provisioning: provisioning.revision)
+        {
+            // Nothing changed since the plan was worked out: no probes; with NAT64, the synthesized address goes along.
+            guard case .synthesized(let prefix) = known else { return try lookup(address) }
+            let synthesized = try prefix.synthesize(address)
+            let answers = try queries.lookupRoutes(to: [address, synthesized])
+            guard let answer = answers.first, let synthesizedAnswer = answers.dropFirst().first else {
+                throw .malformedKernelReply("route lookup answer")
+            }
+            along = ProbesAlong(synthesized: (synthesized, synthesizedAnswer))
+            return answer
+        }
         let count = unroutedHint.probesToAskAlong(at: mark)
         guard count > 0 else { return try lookup(address) }
         let answers = try queries.lookupRoutes(

@@ -8,13 +8,24 @@ import Synchronization
 /// its own lookup, so a repeated unrouted read costs one round trip, as a routed one does. Beside a usable IPv4
 /// internet NAT64 plays no part, so only the IPv4 probe goes along then; and once the IPv4 internet was found
 /// usable, that stands for as long as the kernel client's change mark (``RouteQuerying/changeMark()``) stays
-/// the same: then the read sends its own lookup alone. Only the batching follows the hint, and the one
-/// conclusion kept is exact, so a wrong guess costs one more round trip, never a stale answer.
+/// the same: then the read sends its own lookup alone. Where the IPv4 internet is not usable, the NAT64 plan
+/// (``TargetEvaluator/NAT64Plan``) stands while both the change mark and the provisioning revision do: then
+/// the read sends its own lookup and, with a prefix, its synthesized address's, in one round trip. Only the
+/// batching follows the hint, and what it keeps is exact, so a wrong guess costs one more round trip, never a
+/// stale answer.
 final class UnroutedReadHint: Sendable {
     private let lastReadWasUnrouted = Atomic<Bool>(false)
     private let ipv4InternetWasUsable = Atomic<Bool>(false)
     /// The change mark from before the IPv4 internet's route was asked and found usable; -1 when it was not.
     private let ipv4InternetUsableMark = Atomic<Int>(-1)
+    /// The NAT64 plan last worked out beside an unusable IPv4 internet, and after which mark and revision.
+    private let knownPlan = Locked<KnownPlan?>(nil)
+
+    private struct KnownPlan {
+        let mark: Int
+        let provisioning: Int
+        let plan: TargetEvaluator.NAT64Plan
+    }
 
     /// Whether the latest IPv4 read found no route of its own: the next one should ask the probes along.
     var expectsUnrouted: Bool { lastReadWasUnrouted.load(ordering: .relaxed) }
@@ -34,6 +45,22 @@ final class UnroutedReadHint: Sendable {
 
     /// Whether the IPv4 internet was usable when an unrouted read last asked.
     var wasIPv4InternetUsable: Bool { ipv4InternetWasUsable.load(ordering: .relaxed) }
+
+    /// The NAT64 plan that holds while the change mark is `mark` and the provisioning revision is `revision`, if
+    /// one was worked out after both.
+    func nat64Plan(at mark: Int?, provisioning revision: Int) -> TargetEvaluator.NAT64Plan? {
+        guard let mark else { return nil }
+        return knownPlan.withLock { known in
+            guard let known, known.mark == mark, known.provisioning == revision else { return nil }
+            return known.plan
+        }
+    }
+
+    /// Records the NAT64 plan worked out from probes asked after the change mark was `mark`, and from provisions
+    /// read after the provisioning revision was `revision`.
+    func record(_ plan: TargetEvaluator.NAT64Plan, at mark: Int?, provisioning revision: Int) {
+        knownPlan.withLock { $0 = mark.map { KnownPlan(mark: $0, provisioning: revision, plan: plan) } }
+    }
 
     /// Records how the latest IPv4 read came out.
     func record(unrouted: Bool) { lastReadWasUnrouted.store(unrouted, ordering: .relaxed) }
