@@ -66,8 +66,14 @@ public struct NAT64Prefix: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)`` when `ipv4` is not IPv4.
     public func synthesize(_ ipv4: IPAddress) throws(ReachabilityError) -> IPAddress {
         guard ipv4.family == .ipv4 else { throw .invalidAddress(ipv4.description, reason: "not an IPv4 address") }
+        // Byte by byte, no position list: a NAT64 read synthesizes on every read.
         var result = bytes
-        for (source, position) in embeddedPositions.enumerated() { result[position] = ipv4.bytes[source] }
+        var position = length / 8
+        for source in 0..<4 {
+            if position == 8 { position += 1 }
+            result[position] = ipv4[byte: source]
+            position += 1
+        }
         return IPAddress(bytes: result) ?? ipv4
     }
 
