@@ -60,22 +60,37 @@ final class KernelQueries: RouteQuerying {
     func lookupRoute(
         to destination: IPAddress, from source: IPAddress? = nil, interfaceIndex: Int? = nil
     ) throws(ReachabilityError) -> RouteAnswer {
-        var answer: RouteAnswer?
-        try exchange(1, { _ in .route(to: destination, from: source, interfaceIndex: interfaceIndex) }) { _, event in
-            Self.record(event, in: &answer)
+        try state.withLock { (state: inout State) throws(ReachabilityError) in
+            try routeAnswer(.route(to: destination, from: source, interfaceIndex: interfaceIndex), in: &state)
         }
-        guard let answer else { throw .malformedKernelReply("route lookup answer") }
-        return answer
     }
 
     /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
-        try state.withLock { (state: inout State) throws(ReachabilityError) in
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> [RouteAnswer] in
+            let request = { (position: Int) in KernelRequest.route(to: destinations[position], from: nil, interfaceIndex: nil) }
+            // A single lookup needs no array of answers still open.
+            if destinations.count == 1 { return [try routeAnswer(request(0), in: &state)] }
+            var open = [RouteAnswer?](repeating: nil, count: destinations.count)
+            try exchange(in: &state, destinations.count, request) { position, event in
+                Self.record(event, in: &open[position])
+            }
             var answers: [RouteAnswer] = []
             answers.reserveCapacity(destinations.count)
-            try lookupRoutes(to: destinations[...], appendingTo: &answers, in: &state)
+            for answer in open {
+                guard let answer else { throw .malformedKernelReply("route lookup answer") }
+                answers.append(answer)
+            }
             return answers
         }
+    }
+
+    /// One route lookup's answer, with the lock already held.
+    private func routeAnswer(_ request: KernelRequest, in state: inout State) throws(ReachabilityError) -> RouteAnswer {
+        var answer: RouteAnswer?
+        try exchange(in: &state, 1, { _ in request }) { _, event in Self.record(event, in: &answer) }
+        guard let answer else { throw .malformedKernelReply("route lookup answer") }
+        return answer
     }
 
     /// A mark of the changes this client has been told of: notifications read, and losses of them. An answer asked
@@ -97,30 +112,6 @@ final class KernelQueries: RouteQuerying {
             }
             _ = try openSocket(&state)  // a new socket counts as a loss: before the mark is taken
             return state.changesSeen
-        }
-    }
-
-    /// One exchange of route lookups, with the lock already held; the answers are appended to `answers`.
-    private func lookupRoutes(
-        to destinations: ArraySlice<IPAddress>, appendingTo answers: inout [RouteAnswer], in state: inout State
-    ) throws(ReachabilityError) {
-        let start = destinations.startIndex
-        let request = { (position: Int) in
-            KernelRequest.route(to: destinations[start + position], from: nil, interfaceIndex: nil)
-        }
-        if destinations.count == 1 {
-            // A read's own lookup: no array of answers still open.
-            var answer: RouteAnswer?
-            try exchange(in: &state, 1, request) { _, event in Self.record(event, in: &answer) }
-            guard let answer else { throw .malformedKernelReply("route lookup answer") }
-            answers.append(answer)
-            return
-        }
-        var open = [RouteAnswer?](repeating: nil, count: destinations.count)
-        try exchange(in: &state, destinations.count, request) { position, event in Self.record(event, in: &open[position]) }
-        for answer in open {
-            guard let answer else { throw .malformedKernelReply("route lookup answer") }
-            answers.append(answer)
         }
     }
 
