@@ -77,8 +77,7 @@ extension TargetEvaluator {
         if let unroutedHint {
             // A synchronous read, whose own lookup has just read every change the kernel told of.
             let mark = try queries.changeMark()
-            if unroutedHint.isIPv4InternetUsable(at: mark) { return .notCarried }
-            if let known = unroutedHint.nat64Plan(at: mark, provisioning: provisioning.revision) { return known }
+            if let known = unroutedHint.knownPlan(at: mark, provisioning: { provisioning.revision }) { return known }
             if unroutedHint.wasIPv4InternetUsable {
                 return try nat64Plan(ipv4: lookup(Self.internetProbeIPv4), ipv6: nil, askedAfter: mark)
             }

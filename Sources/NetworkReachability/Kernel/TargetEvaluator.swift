@@ -233,10 +233,9 @@ struct TargetEvaluator {
     private func readAnswer(_ address: IPAddress, along: inout ProbesAlong) throws(ReachabilityError) -> RouteAnswer {
         guard address.family == .ipv4, let unroutedHint, unroutedHint.expectsUnrouted else { return try lookup(address) }
         let mark = try queries.changeMark()
-        if !unroutedHint.isIPv4InternetUsable(at: mark),
-            let known = unroutedHint.nat64Plan(at: mark, provisioning: provisioning.revision)
-        {
-            // Nothing changed since the plan was worked out: no probes; with NAT64, the synthesized address goes along.
+        if let known = unroutedHint.knownPlan(at: mark, provisioning: { provisioning.revision }) {
+            // Nothing changed since NAT64's part was worked out: no probes; with a prefix, the synthesized address
+            // goes along.
             guard case .synthesized(let prefix) = known else { return try lookup(address) }
             let synthesized = try prefix.synthesize(address)
             let answers = try queries.lookupRoutes(to: [address, synthesized])
@@ -246,10 +245,8 @@ struct TargetEvaluator {
             along = ProbesAlong(synthesized: (synthesized, synthesizedAnswer))
             return answer
         }
-        let count = unroutedHint.probesToAskAlong(at: mark)
-        guard count > 0 else { return try lookup(address) }
         let answers = try queries.lookupRoutes(
-            to: count == 1
+            to: unroutedHint.wasIPv4InternetUsable
                 ? [address, Self.internetProbeIPv4] : [address, Self.internetProbeIPv4, Self.internetProbeIPv6])
         guard let answer = answers.first else { throw .malformedKernelReply("route lookup answer") }
         along = ProbesAlong(answers: answers.dropFirst(), mark: mark)

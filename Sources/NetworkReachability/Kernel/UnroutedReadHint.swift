@@ -30,26 +30,17 @@ final class UnroutedReadHint: Sendable {
     /// Whether the latest IPv4 read found no route of its own: the next one should ask the probes along.
     var expectsUnrouted: Bool { lastReadWasUnrouted.load(ordering: .relaxed) }
 
-    /// The internet probes the next unrouted IPv4 read should ask along with its own lookup, when the kernel
-    /// client's change mark is `mark`: none, the IPv4 one, or both.
-    func probesToAskAlong(at mark: Int?) -> Int {
-        if isIPv4InternetUsable(at: mark) { return 0 }
-        return ipv4InternetWasUsable.load(ordering: .relaxed) ? 1 : 2
-    }
-
-    /// Whether the IPv4 internet is known usable while the change mark is `mark`.
-    func isIPv4InternetUsable(at mark: Int?) -> Bool {
-        guard let mark else { return false }
-        return ipv4InternetUsableMark.load(ordering: .relaxed) == mark
-    }
-
-    /// Whether the IPv4 internet was usable when an unrouted read last asked.
+    /// Whether the IPv4 internet was usable when an unrouted read last asked: then, while nothing is known
+    /// (``knownPlan(at:provisioning:)``), only its probe goes along with the next read's lookup, else both.
     var wasIPv4InternetUsable: Bool { ipv4InternetWasUsable.load(ordering: .relaxed) }
 
-    /// The NAT64 plan that holds while the change mark is `mark` and the provisioning revision is `revision`, if
-    /// one was worked out after both.
-    func nat64Plan(at mark: Int?, provisioning revision: Int) -> TargetEvaluator.NAT64Plan? {
+    /// How NAT64 stands while the change mark is `mark`, if a read worked it out after that mark: not at all
+    /// beside an IPv4 internet found usable then; else the plan kept, if the provisioning `revision` (asked only
+    /// in that case) is the one it was worked out after too.
+    func knownPlan(at mark: Int?, provisioning revision: () -> Int) -> TargetEvaluator.NAT64Plan? {
         guard let mark else { return nil }
+        if ipv4InternetUsableMark.load(ordering: .relaxed) == mark { return .notCarried }
+        let revision = revision()
         return knownPlan.withLock { known in
             guard let known, known.mark == mark, known.provisioning == revision else { return nil }
             return known.plan
