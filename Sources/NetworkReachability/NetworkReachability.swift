@@ -139,9 +139,11 @@ public final class NetworkReachability: Sendable {
 
     /// Evaluates the target now, in one kernel round trip for an address or the internet (whose two route
     /// lookups, one per family, go in one request) and one per address for a host. An IPv4 address with no route
-    /// also needs the internet's routes (NAT64 may carry it): they go in the same request while the previous IPv4
-    /// read found no route either, else in a second one (beside a usable IPv4 internet, only its IPv4 route). Blocks
-    /// on nothing but the kernel: a host answers from its latest resolution (`unknown` while the first is pending)
+    /// also needs to know whether NAT64 carries it, which rests on the internet's routes: once worked out, that is
+    /// kept until the kernel tells of a change or the network's provisions change, and such a read sends its own
+    /// lookup alone (with its synthesized address, where NAT64 carries it). After a change the internet's routes go
+    /// in the same request while the previous IPv4 read found no route either, else in a second one. Blocks on
+    /// nothing but the kernel: a host answers from its latest resolution (`unknown` while the first is pending)
     /// and is resolved again in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
