@@ -46,6 +46,11 @@ enum KernelMessage: Sendable, Equatable {
         return (parsed, broken + messages.count - parsed)
     }
 
+    /// How many messages of one datagram a policy rule dump's parser reads as rules (the rest it drops).
+    public static func ruleCount(datagram: ArraySlice<UInt8>) -> Int {
+        NetlinkMessage.split(datagram).messages.count { PolicyRuleMessage($0) != nil }
+    }
+
     /// The number of attributes in a run of `rtattr`s, `nil` when a length lies.
     public static func attributeCount(_ bytes: ArraySlice<UInt8>) -> Int? {
         NetlinkAttribute.parse(bytes)?.count

@@ -44,14 +44,16 @@ final class KernelQueries: RouteQuerying {
     private let state = Locked(State())
     private let namespace: NetworkNamespace?
     private let followsLinks: Bool
+    private let strictChecking: Bool
     /// Seconds a socket that follows links waits for a reply before asking again.
     private static let replyTimeout = 5
 
     /// Makes a client whose socket opens in `namespace` (the caller's when `nil`), subscribed to link
-    /// notifications when it `followsLinks`.
-    init(namespace: NetworkNamespace?, followsLinks: Bool = false) {
+    /// notifications when it `followsLinks`, checked strictly by the kernel with `strictChecking`.
+    init(namespace: NetworkNamespace?, followsLinks: Bool = false, strictChecking: Bool = false) {
         self.namespace = namespace
         self.followsLinks = followsLinks
+        self.strictChecking = strictChecking
     }
 
     // MARK: - Queries
@@ -67,21 +69,52 @@ final class KernelQueries: RouteQuerying {
 
     /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
-        try state.withLock { (state: inout State) throws(ReachabilityError) -> [RouteAnswer] in
-            let request = { (position: Int) in KernelRequest.route(to: destinations[position], from: nil, interfaceIndex: nil) }
-            // A single lookup needs no array of answers still open.
-            if destinations.count == 1 { return [try routeAnswer(request(0), in: &state)] }
-            var open = [RouteAnswer?](repeating: nil, count: destinations.count)
-            try exchange(in: &state, destinations.count, request) { position, event in
-                Self.record(event, in: &open[position])
+        try lookupRoutes(destinations.count) { KernelRequest.route(to: destinations[$0], from: nil, interfaceIndex: nil) }
+    }
+
+    /// Asks several lookups, paths or matched entries, in one `send`: one round trip, answers in order.
+    func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer] {
+        try lookupRoutes(lookups.count) { position in
+            switch lookups[position] {
+            case .path(let destination): .route(to: destination, from: nil, interfaceIndex: nil)
+            case .entry(let destination): .matchedRoute(to: destination)
             }
+        }
+    }
+
+    private func lookupRoutes(_ count: Int, _ request: (Int) -> KernelRequest) throws(ReachabilityError) -> [RouteAnswer] {
+        try state.withLock { (state: inout State) throws(ReachabilityError) -> [RouteAnswer] in
+            // A single lookup needs no array of answers still open.
+            if count == 1 { return [try routeAnswer(request(0), in: &state)] }
+            var open = [RouteAnswer?](repeating: nil, count: count)
+            try exchange(in: &state, count, request) { position, event in Self.record(event, in: &open[position]) }
             var answers: [RouteAnswer] = []
-            answers.reserveCapacity(destinations.count)
+            answers.reserveCapacity(count)
             for answer in open {
                 guard let answer else { throw .malformedKernelReply("route lookup answer") }
                 answers.append(answer)
             }
             return answers
+        }
+    }
+
+    /// Whether `family`'s policy rules are the kernel's defaults (`RTM_GETRULE` dump).
+    func hasDefaultPolicyRules(_ family: IPAddress.Family) throws(ReachabilityError) -> Bool {
+        PolicyRuleMessage.areDefaults(try dump(.rules(family: family), PolicyRuleMessage.init), family: family)
+    }
+
+    /// The destination prefixes of `family`'s routes in `table` (`RTM_GETROUTE` dump). The kernel filters by table
+    /// only for a strictly checked socket, so a client without strict checking asks through a short-lived one
+    /// that has it; the table is checked here too.
+    func routePrefixes(inTable table: UInt32, family: IPAddress.Family) throws(ReachabilityError) -> [NetworkChanges.Prefix] {
+        guard strictChecking else {
+            return try KernelQueries(namespace: namespace, strictChecking: true).routePrefixes(inTable: table, family: family)
+        }
+        let routes = try dump(.tableRoutes(family: family, table: table), RouteMessage.init)
+        return routes.compactMap { route in
+            guard route.table == table, route.family == UInt8(family == .ipv4 ? AF_INET : AF_INET6) else { return nil }
+            let unspecified = NetworkChanges.Prefix.all(family).address
+            return NetworkChanges.Prefix(address: route.destination ?? unspecified, length: Int(route.destinationLength))
         }
     }
 
@@ -365,7 +398,8 @@ final class KernelQueries: RouteQuerying {
         if let socket = state.socket { return socket }
         let groups = followsLinks ? (state.followsRouteAnswers ? cnl_route_answer_groups() : cnl_link_group_mask()) : 0
         let socket = try NetlinkSocket(
-            groups: groups, receiveTimeout: followsLinks ? Self.replyTimeout : nil, namespace: namespace)
+            groups: groups, receiveTimeout: followsLinks ? Self.replyTimeout : nil, strictChecking: strictChecking,
+            namespace: namespace)
         state.socket = socket
         Self.forgetFollowed(&state)
         return socket

@@ -6,6 +6,14 @@ import Glibc
 enum KernelRequest: Equatable {
     /// `RTM_GETROUTE` for one destination (`ip route get`), optionally from a source or out of an interface.
     case route(to: IPAddress, from: IPAddress?, interfaceIndex: Int?)
+    /// `RTM_GETROUTE` with `RTM_F_FIB_MATCH` and `RTM_F_LOOKUP_TABLE` (`ip route get … fibmatch`): the table entry
+    /// a packet to the destination matches, with its prefix and table, not the path the packet would take.
+    case matchedRoute(to: IPAddress)
+    /// `RTM_GETROUTE` dump of one family's routes in one table; the kernel filters by table only on a socket
+    /// with strict checking (`NETLINK_GET_STRICT_CHK`).
+    case tableRoutes(family: IPAddress.Family, table: UInt32)
+    /// `RTM_GETRULE` dump: one family's policy rules.
+    case rules(family: IPAddress.Family)
     /// `RTM_GETLINK` for the link with this index.
     case link(index: Int)
     /// `RTM_GETLINK` for the link with this name.
@@ -18,15 +26,16 @@ enum KernelRequest: Equatable {
     /// Whether the kernel answers with a dump (many messages, then `NLMSG_DONE`).
     var isDump: Bool {
         switch self {
-        case .links, .addresses: true
-        case .route, .link, .linkNamed: false
+        case .links, .addresses, .tableRoutes, .rules: true
+        case .route, .matchedRoute, .link, .linkNamed: false
         }
     }
 
     /// The netlink message type.
     var type: UInt16 {
         switch self {
-        case .route: UInt16(RTM_GETROUTE)
+        case .route, .matchedRoute, .tableRoutes: UInt16(RTM_GETROUTE)
+        case .rules: UInt16(RTM_GETRULE)
         case .link, .linkNamed, .links: UInt16(RTM_GETLINK)
         case .addresses: UInt16(RTM_GETADDR)
         }
@@ -58,6 +67,14 @@ enum KernelRequest: Equatable {
             attributes += attribute(destination.byteCount)
             if let source { attributes += attribute(source.byteCount) }
             if interfaceIndex != nil { attributes += attribute(4) }
+        case .matchedRoute(let destination):
+            familyHeader = Int(cnl_rtmsg_length())
+            attributes += attribute(destination.byteCount)
+        case .tableRoutes:
+            familyHeader = Int(cnl_rtmsg_length())
+            attributes += attribute(4)
+        case .rules:
+            familyHeader = Int(cnl_fib_rule_hdr_length())
         case .link:
             familyHeader = Int(cnl_ifinfomsg_length())
             attributes += attribute(4)
@@ -76,17 +93,31 @@ enum KernelRequest: Equatable {
     private func write(into writer: inout NetlinkWriter) {
         switch self {
         case .route(let destination, let source, let interfaceIndex):
-            let fullLength = UInt8(destination.byteCount * 8)
-            // struct rtmsg: family, dst_len, src_len, tos, table, protocol, scope, type, flags
-            writer.field(destination.family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6))
-            writer.field(fullLength)
-            writer.field(source == nil ? 0 : fullLength)
-            writer.field(UInt32(0))  // tos, table, protocol, scope
-            writer.field(UInt8(0))  // type
-            writer.field(UInt32(0))  // flags
+            Self.writeLookupHeader(destination, hasSource: source != nil, flags: 0, into: &writer)
             writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
             if let source { writer.attribute(UInt16(RTA_SRC.rawValue), address: source) }
             if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
+        case .matchedRoute(let destination):
+            // Without RTM_F_LOOKUP_TABLE the answer names `main`, whatever table the entry is in.
+            let flags = UInt32(RTM_F_FIB_MATCH) | UInt32(RTM_F_LOOKUP_TABLE)
+            Self.writeLookupHeader(destination, hasSource: false, flags: flags, into: &writer)
+            writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
+        case .tableRoutes(let family, let table):
+            // struct rtmsg with only the family and the table; RTA_TABLE for tables above 255
+            writer.field(Self.addressFamily(family))
+            writer.field(UInt8(0))  // dst_len
+            writer.field(UInt16(0))  // src_len, tos
+            writer.field(UInt8(truncatingIfNeeded: table < 256 ? table : UInt32(RT_TABLE_UNSPEC.rawValue)))
+            writer.field(UInt16(0))  // protocol, scope
+            writer.field(UInt8(0))  // type
+            writer.field(UInt32(0))  // flags
+            writer.attribute(UInt16(RTA_TABLE.rawValue), uint32: table)
+        case .rules(let family):
+            // struct fib_rule_hdr: family, then all zero (dst_len, src_len, tos, table, res1, res2, action, flags)
+            writer.field(Self.addressFamily(family))
+            writer.field(UInt8(0))
+            writer.field(UInt16(0))
+            writer.field(UInt64(0))
         case .link(let index):
             Self.writeLinkHeader(index: Int32(truncatingIfNeeded: index), into: &writer)
             // Counters are most of a link reply and never read here.
@@ -99,6 +130,23 @@ enum KernelRequest: Equatable {
         case .addresses:
             writer.field(UInt64(0))  // struct ifaddrmsg, all zero: every family, every link
         }
+    }
+
+    /// struct rtmsg of a lookup: family, dst_len, src_len, tos, table, protocol, scope, type, flags.
+    private static func writeLookupHeader(
+        _ destination: IPAddress, hasSource: Bool, flags: UInt32, into writer: inout NetlinkWriter
+    ) {
+        let fullLength = UInt8(destination.byteCount * 8)
+        writer.field(addressFamily(destination.family))
+        writer.field(fullLength)
+        writer.field(hasSource ? fullLength : 0)
+        writer.field(UInt32(0))  // tos, table, protocol, scope
+        writer.field(UInt8(0))  // type
+        writer.field(flags)
+    }
+
+    private static func addressFamily(_ family: IPAddress.Family) -> UInt8 {
+        family == .ipv4 ? UInt8(AF_INET) : UInt8(AF_INET6)
     }
 
     /// struct ifinfomsg: family, padding, type, index, flags, change.

@@ -25,9 +25,11 @@ final class NetlinkSocket {
     ///   - nonBlocking: `SOCK_NONBLOCK`, for sockets drained after `poll`.
     ///   - receiveBufferSize: `SO_RCVBUF` in bytes, when set.
     ///   - receiveTimeout: `SO_RCVTIMEO` in seconds, when set: a receive that waits longer would block.
+    ///   - strictChecking: `NETLINK_GET_STRICT_CHK`: the kernel checks requests strictly, and filters dumps by
+    ///     the header's fields (a route dump by table).
     init(
         groups: UInt32 = 0, nonBlocking: Bool = false, receiveBufferSize: Int? = nil, receiveTimeout: Int? = nil,
-        namespace: NetworkNamespace? = nil
+        strictChecking: Bool = false, namespace: NetworkNamespace? = nil
     ) throws(ReachabilityError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let open = { () throws(ReachabilityError) -> Int32 in
@@ -50,6 +52,12 @@ final class NetlinkSocket {
                 var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
                 try SystemCall.run("setsockopt(SO_RCVTIMEO)") {
                     setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                }
+            }
+            if strictChecking {
+                var on: Int32 = 1
+                try SystemCall.run("setsockopt(NETLINK_GET_STRICT_CHK)") {
+                    setsockopt(descriptor, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &on, socklen_t(MemoryLayout<Int32>.size))
                 }
             }
             var address = sockaddr_nl()

@@ -41,6 +41,9 @@ struct RouteMessage: Sendable, Equatable {
     var gateway: IPAddress?
     var preferredSource: IPAddress?
     var outputInterface: Int?
+    /// Whether the route has several next hops, or a next-hop object that may be a group: the kernel then picks
+    /// one per destination (by hash), so destinations matching the route may leave by different paths.
+    var hasNextHopChoice = false
 
     /// Makes a route as a lookup answer states it: for a simulated kernel, and tests.
     init(
@@ -94,6 +97,7 @@ struct RouteMessage: Sendable, Equatable {
                 via = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))
             case UInt16(RTA_PREFSRC.rawValue): route.preferredSource = IPAddress(networkOrder: value)
             case UInt16(RTA_OIF.rawValue): route.outputInterface = value.uint32(at: 0).map(Int.init)
+            case UInt16(RTA_MULTIPATH.rawValue), UInt16(RTA_NH_ID.rawValue): route.hasNextHopChoice = true
             default: break
             }
         }

@@ -1,3 +1,5 @@
+import CNetlink
+
 /// Answers the evaluation's questions (route lookups, links, addresses, interface kinds, names) from a
 /// ``SimulatedNetworkState`` instead of the kernel, so the simulated backend runs the very evaluation the
 /// Linux backend runs.
@@ -11,6 +13,26 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
 
     func lookupRoutes(to destinations: [IPAddress]) -> [RouteAnswer] {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
+    }
+
+    /// A simulated answer already names the matched route's prefix, so paths and entries are answered alike.
+    func lookupRoutes(_ lookups: [RouteLookup]) -> [RouteAnswer] {
+        state.withLock { state in
+            lookups.map { lookup in
+                switch lookup {
+                case .path(let destination), .entry(let destination):
+                    state.lookupRoute(to: destination, from: nil, interfaceIndex: nil)
+                }
+            }
+        }
+    }
+
+    /// The simulated network has the default rules, and all its routes in `main`.
+    func hasDefaultPolicyRules(_ family: IPAddress.Family) -> Bool { true }
+
+    func routePrefixes(inTable table: UInt32, family: IPAddress.Family) -> [NetworkChanges.Prefix] {
+        guard table == UInt32(RT_TABLE_MAIN.rawValue) else { return [] }
+        return state.withLock { state in state.routes.map(\.destination).filter { $0.address.family == family } }
     }
 
     /// The network's revision: every change a test makes counts, as each would bring the kernel's notifications.
