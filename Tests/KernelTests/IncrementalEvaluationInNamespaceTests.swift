@@ -28,6 +28,15 @@ struct IncrementalEvaluationInNamespaceTests {
         }
 
         var evaluations: Int { backend.monitor.statistics.targetEvaluations }
+        /// The requests the monitor has sent the kernel so far.
+        var requests: Int { backend.monitor.statistics.kernelRequests }
+
+        /// Whether every target's last snapshot has the path a read of it finds now.
+        func matchReads(upTo count: Int? = nil) throws -> Bool {
+            try zip(objects, heard).prefix(count ?? objects.count).allSatisfy { object, recorder in
+                try recorder.values.last?.path == object.currentSnapshot().path
+            }
+        }
 
         /// Adds an unreachable /32 route for target `index` and waits until it hears it: a change that
         /// touches exactly one target, which marks that the monitor has handled every change before it.
@@ -161,5 +170,80 @@ struct IncrementalEvaluationInNamespaceTests {
         #expect(fleet.heard[0].values.first?.path.interface?.name == "rn0")
         try network.ip("link", "set", "rx1", "up")
         #expect(fleet.heard[0].waitFor(2).last?.path.interface?.name == "rx0")
+    }
+
+    // MARK: - One lookup for the targets behind a changed route
+
+    @Test func aDefaultRouteChangeIsAskedOnceForAllTheTargetsBehindIt() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        var before = fleet.requests
+        try network.ip("route", "del", "default")
+        for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+        // The rules, one entry and one path lookup, the internet's routes for NAT64: not one lookup per target.
+        #expect(fleet.requests - before < 10)
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        for recorder in fleet.heard { #expect(recorder.waitFor(3).last?.path.gateway?.description == TestNetwork.gatewayIPv4) }
+        before = fleet.requests
+        try network.ip("route", "replace", "default", "via", "192.0.2.9")
+        for recorder in fleet.heard { #expect(recorder.waitFor(4).last?.path.gateway?.description == "192.0.2.9") }
+        #expect(fleet.requests - before < 10)
+        #expect(try fleet.matchReads())
+    }
+
+    /// The `default` table is looked up after `main`: a route there can part the targets that all matched `main`'s
+    /// default route, so each is asked on its own.
+    @Test func aRouteInTheDefaultTableInsideTheTargetsKeepsEachOnesOwnAnswer() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("route", "add", "10.0.0.16/28", "via", TestNetwork.gatewayIPv4, "table", "default")
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        let before = fleet.requests
+        try network.ip("route", "del", "default")
+        try fleet.touchOnly(40, in: network)
+        for (offset, recorder) in fleet.heard.enumerated().dropLast() {
+            let inside = (15...30).contains(offset)
+            #expect(
+                recorder.values.last?.status == (inside ? .reachable(.ethernetOrWiFi) : .notReachable), "target \(offset + 1)")
+        }
+        #expect(fleet.requests - before >= 40)
+        #expect(try fleet.matchReads(upTo: 39))
+    }
+
+    /// A policy rule of its own can part the targets too: here one consulted after `main` and `default`.
+    @Test func aPolicyRuleOfItsOwnMakesEachTargetBeAskedOnItsOwn() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4, "table", "100")
+        try network.ip("rule", "add", "pref", "32800", "to", "10.0.0.16/28", "lookup", "100")
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        try network.ip("route", "del", "default")
+        try fleet.touchOnly(40, in: network)
+        for (offset, recorder) in fleet.heard.enumerated().dropLast() {
+            let inside = (15...30).contains(offset)
+            #expect(
+                recorder.values.last?.status == (inside ? .reachable(.ethernetOrWiFi) : .notReachable), "target \(offset + 1)")
+        }
+        #expect(try fleet.matchReads(upTo: 39))
+    }
+
+    /// Behind a route with several next hops the kernel picks one per destination: every target keeps its own.
+    @Test func targetsBehindAMultipathRouteKeepTheNextHopTheKernelPicksForEach() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 24)
+        defer { fleet.stop() }
+        try network.ip(
+            "route", "replace", "default", "nexthop", "via", TestNetwork.gatewayIPv4, "nexthop", "via", "192.0.2.9")
+        // Target 24 may hear the new route first: its unreachable answer marks the end all the same.
+        try network.ip("route", "add", "unreachable", "10.0.0.24/32")
+        #expect(eventually { fleet.heard[23].values.last?.status == .notReachable })
+        let gateways = Set(fleet.heard.dropLast().compactMap { $0.values.last?.path.gateway?.description })
+        #expect(gateways == [TestNetwork.gatewayIPv4, "192.0.2.9"])
+        #expect(try fleet.matchReads(upTo: 23))
     }
 }

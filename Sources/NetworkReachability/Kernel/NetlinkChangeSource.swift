@@ -100,13 +100,13 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         }
     }
 
-    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] {
+    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation] {
         TargetEvaluator(
             queries: queries, links: links, classifier: classifier,
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
             hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false),
             provisioning: provisioning, probeMemo: probeMemo
-        ).evaluate(targets)
+        ).evaluate(targets, sharing: groups)
     }
 
     func close() {
@@ -120,7 +120,11 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         queries.close()
     }
 
-    var statistics: MonitorStatistics { counters.withLock { $0 } }
+    var statistics: MonitorStatistics {
+        var counted = counters.withLock { $0 }
+        counted.kernelRequests = queries.requestCount
+        return counted
+    }
 
     var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] + (configurationFiles.map { [$0.descriptor] } ?? []) }
 

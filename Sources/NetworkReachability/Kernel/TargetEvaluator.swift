@@ -70,31 +70,41 @@ struct TargetEvaluator {
 
     /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
     /// batched route lookups, ``batchSize`` per `send`; the others, and a batch the kernel could not
-    /// answer, are evaluated one by one.
-    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] {
+    /// answer, are evaluated one by one. The members of each of `groups` are answered by one lookup where that
+    /// is exact (``evaluateShared(_:of:into:)``).
+    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup] = []) -> [TargetEvaluation] {
         var evaluations = [TargetEvaluation?](repeating: nil, count: targets.count)
-        var batchable: [(position: Int, address: IPAddress)] = []
-        for (position, target) in targets.enumerated() {
-            if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
-        }
         // Targets behind one route mostly get the same route back: they share the last one's flags and path, so
         // 10,000 of them are described once, keep one path, not 10,000 copies, and compare equal at once.
         var lastRouted: RoutedOutcome?
+        if !groups.isEmpty { evaluateShared(groups, of: targets, into: &evaluations, lastRouted: &lastRouted) }
+        var batchable: [(position: Int, address: IPAddress)] = []
+        for (position, target) in targets.enumerated() where evaluations[position] == nil {
+            if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
+        }
         for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
             let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
-            guard let answers = try? queries.lookupRoutes(to: chunk.map(\.address)) else { continue }
-            for ((position, address), answer) in zip(chunk, answers) {
-                evaluations[position] = Self.evaluation(of: targets[position]) { () throws(ReachabilityError) in
-                    if let shared = lastRouted?.snapshot(of: address, answer) { return shared }
-                    let snapshot = try evaluate(address, answer: answer)
-                    lastRouted = RoutedOutcome(answer, of: address, snapshot) ?? lastRouted
-                    return snapshot
-                }
+            guard let answers = try? answersWithEntries(for: chunk.map(\.address)) else { continue }
+            for ((position, address), (answer, matched)) in zip(chunk, answers) {
+                evaluations[position] = describe(address, answer, matched: matched, lastRouted: &lastRouted)
             }
         }
         return targets.enumerated().map { position, target in
             evaluations[position]
-                ?? Self.evaluation(of: target) { () throws(ReachabilityError) in try evaluate(target) }
+                ?? Self.evaluation(of: target, matched: nil) { () throws(ReachabilityError) in try evaluate(target) }
+        }
+    }
+
+    /// An address target's evaluation from the kernel's answer for it, described like `lastRouted` when it got
+    /// the same route back, which it becomes otherwise.
+    func describe(
+        _ address: IPAddress, _ answer: RouteAnswer, matched: MatchedRoute?, lastRouted: inout RoutedOutcome?
+    ) -> TargetEvaluation {
+        Self.evaluation(of: .address(address), matched: matched) { () throws(ReachabilityError) in
+            if let shared = lastRouted?.snapshot(of: address, answer) { return shared }
+            let snapshot = try evaluate(address, answer: answer)
+            lastRouted = RoutedOutcome(answer, of: address, snapshot) ?? lastRouted
+            return snapshot
         }
     }
 
@@ -103,11 +113,13 @@ struct TargetEvaluator {
     static let batchSize = 64
 
     private static func evaluation(
-        of target: ReachabilityTarget, _ evaluate: () throws(ReachabilityError) -> ReachabilitySnapshot
+        of target: ReachabilityTarget, matched: MatchedRoute?, _ evaluate: () throws(ReachabilityError) -> ReachabilitySnapshot
     ) -> TargetEvaluation {
         do {
             let snapshot = try evaluate()
-            return TargetEvaluation(result: .success(snapshot), dependency: dependency(of: target, snapshot))
+            var dependency = dependency(of: target, snapshot)
+            if !dependency.always { dependency.matchedRoute = matched }
+            return TargetEvaluation(result: .success(snapshot), dependency: dependency)
         } catch {
             return TargetEvaluation(result: .failure(error), dependency: .always)
         }
@@ -372,7 +384,7 @@ struct TargetEvaluator {
 
     /// A packet-carrying route's answer as it was described for one address: another address of the same family
     /// that gets the same route back in the same batch, against the same view of the links, is described alike.
-    private struct RoutedOutcome {
+    struct RoutedOutcome {
         let family: IPAddress.Family
         let route: RouteMessage
         let flags: ReachabilityFlags

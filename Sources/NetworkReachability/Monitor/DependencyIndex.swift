@@ -40,6 +40,11 @@ struct DependencyIndex {
         dependencies[target] = dependency
     }
 
+    /// The route entry `target`'s last answer matched, if its evaluation asked.
+    func matchedRoute(of target: Int) -> MatchedRoute? {
+        dependencies.indices.contains(target) ? dependencies[target]?.matchedRoute : nil
+    }
+
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: Int) {
         guard dependencies.indices.contains(target), let previous = dependencies[target].take() else { return }

@@ -28,6 +28,11 @@ package struct NetworkChanges: Sendable, Equatable {
         /// The lowest and highest addresses inside the prefix: host bits all zero, and all one.
         package var bounds: (lowest: IPAddress, highest: IPAddress) { address.prefixBounds(length: length) }
 
+        /// Whether every address of the prefix lies inside `other`: `other` is the same prefix or a wider one.
+        package func lies(inside other: Prefix) -> Bool {
+            other.length <= length && other.contains(address)
+        }
+
         /// Whether `candidate` (of either family, any zone) lies inside the prefix.
         package func contains(_ candidate: IPAddress) -> Bool {
             guard candidate.family == address.family else { return false }

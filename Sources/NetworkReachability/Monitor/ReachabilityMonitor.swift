@@ -321,16 +321,21 @@ package final class ReachabilityMonitor: Sendable {
     /// with a new resolution), each distinct target once, then delivers a snapshot to every registration
     /// that has not heard it.
     private func evaluate(after changes: NetworkChanges, source: any RoutingChangeSource) {
-        let due: [DueTarget] = state.withLock { state in
+        let (due, groups): ([DueTarget], [SharedRouteGroup]) = state.withLock { state in
             var due = state.dependencies.affected(by: changes)
-            due.formUnion(state.due)  // not evaluated yet, or marked
+            let marked = state.due
+            due.formUnion(marked)  // not evaluated yet, or marked
             state.due = SlotSet()
             let evaluated = due.compactMap { slotID in state.slots[slotID].map { DueTarget(slot: slotID, target: $0.target) } }
             state.targetEvaluations += evaluated.count
-            return evaluated
+            guard SharedRouteGroup.mayForm(after: changes) else { return (evaluated, []) }
+            let groups = SharedRouteGroup.form(
+                evaluated.map(\.target), matched: evaluated.map { state.dependencies.matchedRoute(of: $0.slot) },
+                isMarked: evaluated.map { marked.contains($0.slot) }, after: changes)
+            return (evaluated, groups)
         }
         guard !due.isEmpty else { return }
-        let evaluations = source.evaluate(due.map(\.target))
+        let evaluations = source.evaluate(due.map(\.target), sharing: groups)
         for (evaluation, entry) in zip(evaluations, due) {
             if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
         }
@@ -426,6 +431,7 @@ package final class ReachabilityMonitor: Sendable {
         total.malformedMessages += b.malformedMessages
         total.foreignMessages += b.foreignMessages
         total.resynchronizations += b.resynchronizations
+        total.kernelRequests += b.kernelRequests
         return total
     }
 }

@@ -37,8 +37,9 @@ package protocol RoutingChangeSource: AnyObject, Sendable {
     /// Makes a blocked ``waitForChanges()`` return; safe from any thread.
     func wake()
     /// Evaluates targets against the subscription's current view of the links, in order, batching the
-    /// kernel lookups they share; each with what its answer rests on.
-    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation]
+    /// kernel lookups they share; each with what its answer rests on. The members of each of `groups`
+    /// (positions in `targets`) may be answered by one lookup, where the kernel's policy allows it.
+    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation]
     /// Closes every descriptor of the subscription.
     func close()
     /// What the subscription has counted so far.
@@ -58,6 +59,9 @@ public struct MonitorStatistics: Sendable, Hashable {
     /// Target evaluations made after changes and for new listeners: each distinct target counts once per
     /// pass. Targets that a change cannot touch are not evaluated, so this shows how much work changes cost.
     public var targetEvaluations = 0
+    /// Requests the subscription sent the kernel to evaluate targets (route lookups, link and rule queries),
+    /// however they were batched: with ``targetEvaluations``, this shows what a pass cost the kernel.
+    public var kernelRequests = 0
 
     /// Makes empty counters.
     public init() {}

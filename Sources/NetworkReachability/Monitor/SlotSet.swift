@@ -26,6 +26,18 @@ struct SlotSet: Sequence {
         return false
     }
 
+    /// Whether `slot` is in the set, without walking it.
+    func contains(_ slot: Int) -> Bool {
+        switch storage {
+        case .empty: return false
+        case .one(let only): return only == slot
+        case .sparse(let elements, _): return elements.contains(slot)
+        case .dense(let words, _):
+            let (word, bit) = Self.position(of: slot)
+            return slot >= 0 && word < words.count && words[word] & bit != 0
+        }
+    }
+
     mutating func insert(_ slot: Int) {
         precondition(slot >= 0, "a slot number is never negative")
         switch storage {

@@ -13,9 +13,9 @@ final class SimulatedChangeSource: RoutingChangeSource {
     }
 
     private let state = ConditionLock(State())
-    private let evaluator: @Sendable ([ReachabilityTarget]) -> [TargetEvaluation]
+    private let evaluator: @Sendable ([ReachabilityTarget], [SharedRouteGroup]) -> [TargetEvaluation]
 
-    init(evaluator: @escaping @Sendable ([ReachabilityTarget]) -> [TargetEvaluation]) {
+    init(evaluator: @escaping @Sendable ([ReachabilityTarget], [SharedRouteGroup]) -> [TargetEvaluation]) {
         self.evaluator = evaluator
     }
 
@@ -60,7 +60,9 @@ final class SimulatedChangeSource: RoutingChangeSource {
         state.withLock { $0.woken = true }
     }
 
-    func evaluate(_ targets: [ReachabilityTarget]) -> [TargetEvaluation] { evaluator(targets) }
+    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation] {
+        evaluator(targets, groups)
+    }
 
     func close() {
         state.withLock { $0.isClosed = true }

@@ -24,8 +24,9 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         self.provisioning = provisioning
         self.source = source
         monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
-            let opened = SimulatedChangeSource { targets in
-                Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false).evaluate(targets)
+            let opened = SimulatedChangeSource { targets, groups in
+                Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false)
+                    .evaluate(targets, sharing: groups)
             }
             source.withLock { $0 = opened }
             return opened

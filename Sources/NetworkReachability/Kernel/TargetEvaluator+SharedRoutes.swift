@@ -1,0 +1,175 @@
+import Glibc
+
+/// Lookups that also name the table entry each destination matched, and one lookup for a whole
+/// ``SharedRouteGroup``: after a default route's change, 10,000 targets behind it cost two lookups, not 10,000.
+extension TargetEvaluator {
+    /// Up to this many addresses, each one's entry and path are asked side by side in one round trip (a pass for
+    /// one target stays one round trip). Above, entries go first, then one path per distinct entry.
+    static let sideBySideLimit = 4
+
+    /// The kernel's answers for `addresses`, in order, each with the table entry it matched where one was asked:
+    /// IPv4 unicast addresses (``SharedRouteGroup/isOrdinaryIPv4Unicast(_:)``). Destinations matching one entry
+    /// that leaves no choice of next hop take the same path, so one path lookup describes them all, and is
+    /// checked against the entry (a change between the two round trips could part them).
+    func answersWithEntries(
+        for addresses: [IPAddress]
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, matched: MatchedRoute?)] {
+        let asksEntry = addresses.map(SharedRouteGroup.isOrdinaryIPv4Unicast)
+        if addresses.count <= Self.sideBySideLimit { return try sideBySide(addresses, asksEntry: asksEntry) }
+        let entries = try lookupRoutes(zip(addresses, asksEntry).map { $1 ? .entry(matching: $0) : .path(to: $0) })
+        var results = [(answer: RouteAnswer, matched: MatchedRoute?)?](repeating: nil, count: addresses.count)
+        var paths: [IPAddress] = []
+        var entryOfPath: [RouteMessage?] = []
+        var pathOfEntry: [EntryKey: Int] = [:]
+        var pending: [(position: Int, path: Int, matched: MatchedRoute)] = []
+        for (position, answer) in entries.enumerated() {
+            // An entry lookup fails exactly as the path lookup would: same lookup, same error.
+            guard asksEntry[position], case .route(let entry) = answer else {
+                results[position] = (answer, nil)
+                continue
+            }
+            let path: Int
+            if entry.leavesOnePath, let known = pathOfEntry[EntryKey(entry)] {
+                path = known
+            } else {
+                path = paths.count
+                paths.append(addresses[position])
+                entryOfPath.append(entry.leavesOnePath ? entry : nil)
+                if entry.leavesOnePath { pathOfEntry[EntryKey(entry)] = path }
+            }
+            pending.append((position, path, MatchedRoute(entry)))
+        }
+        let pathAnswers = paths.isEmpty ? [] : try lookupRoutes(paths.map { .path(to: $0) })
+        var parted: [Int] = []
+        for (position, path, matched) in pending {
+            if let entry = entryOfPath[path], !Self.path(pathAnswers[path], follows: entry) {
+                parted.append(position)
+            } else {
+                results[position] = (pathAnswers[path], matched)
+            }
+        }
+        if !parted.isEmpty {
+            // The table changed between the round trips; a later pass brings the change. The entry is not kept.
+            let own = try lookupRoutes(parted.map { .path(to: addresses[$0]) })
+            for (position, answer) in zip(parted, own) { results[position] = (answer, nil) }
+        }
+        return try results.map { (result) throws(ReachabilityError) in
+            guard let result else { throw .malformedKernelReply("route lookup answer") }
+            return result
+        }
+    }
+
+    /// Each address's entry (where asked) and path in one round trip.
+    private func sideBySide(
+        _ addresses: [IPAddress], asksEntry: [Bool]
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, matched: MatchedRoute?)] {
+        var lookups: [RouteLookup] = []
+        for (address, entry) in zip(addresses, asksEntry) {
+            if entry { lookups.append(.entry(matching: address)) }
+            lookups.append(.path(to: address))
+        }
+        let answers = try lookupRoutes(lookups)
+        var results: [(answer: RouteAnswer, matched: MatchedRoute?)] = []
+        var next = 0
+        for entry in asksEntry {
+            var matched: MatchedRoute?
+            if entry {
+                if case .route(let route) = answers[next] { matched = MatchedRoute(route) }
+                next += 1
+            }
+            results.append((answers[next], matched))
+            next += 1
+        }
+        return results
+    }
+
+    /// Answers every member of each group with one entry and one path lookup, where that is exact (see
+    /// ``SharedRouteGroup``): IPv4's policy rules are the defaults and no route in the `default` table lies strictly
+    /// inside the group's prefix. A group whose answer cannot be shared, or a kernel that cannot be asked, leaves its
+    /// members to the lookups of their own.
+    func evaluateShared(
+        _ groups: [SharedRouteGroup], of targets: [ReachabilityTarget], into evaluations: inout [TargetEvaluation?],
+        lastRouted: inout RoutedOutcome?
+    ) {
+        guard (try? queries.hasDefaultPolicyRules(.ipv4)) == true,
+            let fallbackPrefixes = try? queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
+        else { return }
+        var asked: [(group: SharedRouteGroup, representative: IPAddress)] = []
+        for group in groups {
+            guard let first = group.positions.first, case .address(let representative) = targets[first],
+                !fallbackPrefixes.contains(where: { $0.isStrictlyInside(group.previous.prefix) })
+            else { continue }
+            asked.append((group, representative))
+        }
+        guard !asked.isEmpty,
+            let answers = try? lookupRoutes(
+                asked.flatMap { [.entry(matching: $0.representative), .path(to: $0.representative)] })
+        else { return }
+        for (index, (group, _)) in asked.enumerated() {
+            guard
+                let (answer, matched) = Self.sharedAnswer(
+                    entry: answers[2 * index], path: answers[2 * index + 1], after: group.previous)
+            else { continue }
+            for position in group.positions {
+                guard case .address(let address) = targets[position] else { continue }
+                evaluations[position] = describe(address, answer, matched: matched, lastRouted: &lastRouted)
+            }
+        }
+    }
+
+    /// The answer a group's representative got, if every member gets it too: the same failure, or a path that
+    /// follows an entry with one next hop, as wide as the route they all matched or wider (anything narrower
+    /// would mean the table changed since the batch, and the members are asked one by one).
+    static func sharedAnswer(
+        entry: RouteAnswer, path: RouteAnswer, after previous: MatchedRoute
+    ) -> (answer: RouteAnswer, matched: MatchedRoute?)? {
+        switch entry {
+        case .noRoute(let code):
+            guard case .noRoute(let pathCode) = path, pathCode == code else { return nil }
+            return (path, nil)
+        case .route(let route):
+            let matched = MatchedRoute(route)
+            guard route.leavesOnePath, self.path(path, follows: route), previous.prefix.lies(inside: matched.prefix) else {
+                return nil
+            }
+            return (path, matched)
+        }
+    }
+
+    /// Whether `path` is the path `entry` gives: the same type, gateway and output interface, and the entry's
+    /// source where it names one. (A path lookup names `main` as its table, wherever the entry is.)
+    static func path(_ path: RouteAnswer, follows entry: RouteMessage) -> Bool {
+        guard case .route(let taken) = path else { return false }
+        return taken.type == entry.type && taken.gateway == entry.gateway
+            && taken.outputInterface == entry.outputInterface
+            && (entry.preferredSource == nil || taken.preferredSource == entry.preferredSource)
+    }
+
+    /// The answers to `lookups`, checked to be one each.
+    private func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer] {
+        let answers = try queries.lookupRoutes(lookups)
+        guard answers.count == lookups.count else { throw .malformedKernelReply("route lookup answers") }
+        return answers
+    }
+
+    /// What tells table entries apart as far as the path they give goes.
+    private struct EntryKey: Hashable {
+        let table: UInt32
+        let destination: IPAddress?
+        let length: UInt8
+        let gateway: IPAddress?
+        let outputInterface: Int?
+        let preferredSource: IPAddress?
+
+        init(_ route: RouteMessage) {
+            (table, destination, length) = (route.table, route.destination, route.destinationLength)
+            (gateway, outputInterface, preferredSource) = (route.gateway, route.outputInterface, route.preferredSource)
+        }
+    }
+}
+
+extension RouteMessage {
+    /// Whether every destination matching this entry takes the same path: a unicast route with one next hop. The
+    /// source the kernel picks for it is the entry's own or its next hop's, never per destination (IPv4).
+    var leavesOnePath: Bool { type == .unicast && !hasNextHopChoice && family == UInt8(AF_INET) }
+}

@@ -1,0 +1,119 @@
+import CNetlink
+import Glibc
+import Testing
+
+@testable import NetworkReachability
+
+/// Which targets of a pass one lookup may answer together, and when the kernel's answer for one of them holds
+/// for all: pure rules, checked against the kernel in `IncrementalEvaluationInNamespaceTests`.
+struct SharedRouteGroupTests {
+    private static let main = MatchedRoute.mainTable
+    private static func prefix(_ address: String, _ length: Int) throws -> NetworkChanges.Prefix {
+        NetworkChanges.Prefix(address: try IPAddress(address), length: length)
+    }
+    private static func routeChanges(_ prefixes: NetworkChanges.Prefix...) -> NetworkChanges {
+        var changes = NetworkChanges()
+        for prefix in prefixes { changes.recordRoute(prefix) }
+        return changes
+    }
+    private static func addresses(_ count: Int, in base: String = "10.0.0.") throws -> [ReachabilityTarget] {
+        try (1...count).map { .address(try IPAddress("\(base)\($0)")) }
+    }
+
+    @Test func targetsThatMatchedAChangedRouteFormOneGroupPerPrefix() throws {
+        let all = try Self.prefix("0.0.0.0", 0)
+        let net = try Self.prefix("10.1.0.0", 16)
+        let targets = try Self.addresses(10) + Self.addresses(10, in: "10.1.0.")
+        let matched = targets.indices.map { MatchedRoute(table: Self.main, prefix: $0 < 10 ? all : net) }
+        let groups = SharedRouteGroup.form(
+            targets, matched: matched, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        #expect(
+            groups == [
+                SharedRouteGroup(previous: matched[0], positions: Array(0..<10)),
+                SharedRouteGroup(previous: matched[10], positions: Array(10..<20)),
+            ])
+    }
+
+    @Test func aTargetThatCannotShareStaysOutOfTheGroup() throws {
+        let all = try Self.prefix("0.0.0.0", 0)
+        var targets = try Self.addresses(16)
+        targets += [
+            .address(try IPAddress("127.0.0.9")),
+            .address(try IPAddress("224.0.0.9")), .address(try IPAddress("255.255.255.255")),
+            .address(try IPAddress("0.1.2.3")), .address(try IPAddress("2001:db8::9")),
+            .address(try IPAddress("fe80::9%eth0")), .internet,
+        ]
+        var matched = targets.map { _ in MatchedRoute(table: Self.main, prefix: all) as MatchedRoute? }
+        matched[0] = nil  // never asked, or its lookup failed
+        matched[1] = MatchedRoute(table: 100, prefix: all)  // another table
+        matched[2] = MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8))  // a route not changed
+        var isMarked = targets.map { _ in false }
+        isMarked[3] = true  // new, or its DNS64 moved
+        // A narrower route changed in the same batch around target 5 (10.0.0.5).
+        let changes = Self.routeChanges(all, try Self.prefix("10.0.0.5", 32))
+        let groups = SharedRouteGroup.form(targets, matched: matched, isMarked: isMarked, after: changes)
+        #expect(groups.map(\.positions) == [Array(5..<16)])
+    }
+
+    @Test func noGroupFormsBesideALinkOrAddressChangeOrBelowTheMinimum() throws {
+        let all = try Self.prefix("0.0.0.0", 0)
+        let targets = try Self.addresses(SharedRouteGroup.minimumSize)
+        let matched = targets.map { _ in MatchedRoute(table: Self.main, prefix: all) as MatchedRoute? }
+        let unmarked = targets.map { _ in false }
+        #expect(SharedRouteGroup.form(targets, matched: matched, isMarked: unmarked, after: Self.routeChanges(all)).count == 1)
+        var withLink = Self.routeChanges(all)
+        withLink.recordLink(3)
+        var withAddress = Self.routeChanges(all)
+        withAddress.recordAddress(try IPAddress("192.0.2.7"), onInterface: 3)
+        for changes in [withLink, withAddress, .everything, NetworkChanges()] {
+            #expect(SharedRouteGroup.form(targets, matched: matched, isMarked: unmarked, after: changes).isEmpty)
+        }
+        let fewer = Array(targets.dropLast())
+        #expect(
+            SharedRouteGroup.form(
+                fewer, matched: Array(matched.dropLast()), isMarked: Array(unmarked.dropLast()),
+                after: Self.routeChanges(all)
+            ).isEmpty)
+    }
+
+    // MARK: - The representative's answer
+
+    private static func route(
+        _ destination: String?, _ length: UInt8, table: UInt32 = main, type: RouteMessage.RouteType = .unicast,
+        gateway: String? = "192.0.2.1", source: String? = nil, nextHopChoice: Bool = false
+    ) throws -> RouteMessage {
+        var route = RouteMessage(
+            family: UInt8(AF_INET), destinationLength: length, table: table, type: type,
+            destination: try destination.map { try IPAddress($0) }, gateway: try gateway.map { try IPAddress($0) },
+            preferredSource: try source.map { try IPAddress($0) }, outputInterface: 2)
+        route.hasNextHopChoice = nextHopChoice
+        return route
+    }
+
+    @Test func aSharedAnswerIsTheSameFailureOrAPathThatFollowsAWideEnoughEntry() throws {
+        let previous = MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8))
+        let path = RouteAnswer.route(try Self.route("10.0.0.1", 32, source: "192.0.2.2"))
+        let shared = { (entry: RouteAnswer, path: RouteAnswer) in
+            TargetEvaluator.sharedAnswer(entry: entry, path: path, after: previous)
+        }
+        // The same failure, or another
+        let unreachable = RouteAnswer.noRoute(errno: ENETUNREACH)
+        #expect(shared(unreachable, unreachable)?.answer == unreachable)
+        #expect(shared(unreachable, .noRoute(errno: EHOSTUNREACH)) == nil)
+        // A wider entry, or the same prefix; the entry is what the members match from now on
+        let wider = try Self.route(nil, 0)
+        let answer = try #require(shared(.route(wider), path))
+        #expect(answer.answer == path)
+        #expect(answer.matched == MatchedRoute(wider))
+        #expect(shared(.route(try Self.route("10.0.0.0", 8)), path) != nil)
+        // Narrower than what they matched: the table changed since the batch
+        #expect(shared(.route(try Self.route("10.0.0.0", 24)), path) == nil)
+        // Several next hops, or a type the kernel routes per destination
+        #expect(shared(.route(try Self.route(nil, 0, nextHopChoice: true)), path) == nil)
+        #expect(shared(.route(try Self.route(nil, 0, type: .local)), path) == nil)
+        // A path that does not follow the entry
+        #expect(shared(.route(try Self.route(nil, 0, gateway: "192.0.2.9")), path) == nil)
+        #expect(shared(.route(try Self.route(nil, 0, source: "192.0.2.3")), path) == nil)
+        #expect(shared(.route(wider), unreachable) == nil)
+    }
+}
