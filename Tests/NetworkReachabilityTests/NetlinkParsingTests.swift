@@ -36,6 +36,18 @@ struct NetlinkParsingTests {
         #expect(RouteMessage(message) == nil)
     }
 
+    @Test func aDumpsEndSaysWhetherTheDumpFailed() throws {
+        var failedEnd = NetlinkRequest(type: UInt16(NLMSG_DONE), sequence: 3, familyHeader: [])
+        failedEnd.appendField(Int32(-ENOENT))
+        var goodEnd = NetlinkRequest(type: UInt16(NLMSG_DONE), sequence: 4, familyHeader: [])
+        goodEnd.appendField(Int32(0))
+        let bytes = failedEnd.finished() + goodEnd.finished()
+        let messages = NetlinkMessage.split(bytes[...]).messages
+        #expect(messages.map(\.isDone) == [true, true])
+        #expect(messages.map(\.dumpErrorCode) == [-ENOENT, nil])
+        #expect(messages.allSatisfy { $0.errorCode == nil })
+    }
+
     @Test func addressAndLinkRepliesParse() throws {
         let address = try #require(AddressMessage(try only(CapturedMessages.loopbackAddress)))
         #expect(address.address.description == "127.0.0.1")

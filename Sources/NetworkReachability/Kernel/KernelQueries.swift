@@ -110,7 +110,12 @@ final class KernelQueries: RouteQuerying {
         guard strictChecking else {
             return try KernelQueries(namespace: namespace, strictChecking: true).routePrefixes(inTable: table, family: family)
         }
-        let routes = try dump(.tableRoutes(family: family, table: table), RouteMessage.init)
+        let routes: [RouteMessage]
+        do {
+            routes = try dump(.tableRoutes(family: family, table: table), RouteMessage.init)
+        } catch .systemCallFailed(_, ENOENT) {
+            return []  // the table does not exist: the kernel makes it with its first route
+        }
         return routes.compactMap { route in
             guard route.table == table, route.family == UInt8(family == .ipv4 ? AF_INET : AF_INET6) else { return nil }
             let unspecified = NetworkChanges.Prefix.all(family).address
@@ -348,7 +353,7 @@ final class KernelQueries: RouteQuerying {
                 if let code = message.errorCode {
                     end = code == 0 ? .completed : .failed(-code)
                 } else if message.isDone {
-                    end = .completed
+                    end = message.dumpErrorCode.map { .failed(-$0) } ?? .completed
                 } else {
                     handle(position, .message(message))
                     end = state.isDump[position] ? nil : .completed

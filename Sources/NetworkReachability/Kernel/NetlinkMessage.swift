@@ -60,4 +60,11 @@ struct NetlinkMessage: Sendable, Equatable {
 
     /// Whether this message ends a dump.
     var isDone: Bool { type == UInt16(NLMSG_DONE) }
+
+    /// The negative errno an `NLMSG_DONE` carries when the dump it ends failed (a table that does not exist,
+    /// a filter the kernel refused); `nil` for a dump that succeeded, or any other message.
+    var dumpErrorCode: Int32? {
+        guard isDone, let code = payload.int32(at: 0), code < 0 else { return nil }
+        return code
+    }
 }
