@@ -244,11 +244,15 @@ struct SynchronousReadInNamespaceTests {
             } else {
                 try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
             }
+            let state = (change + 1) % 2
+            let readBefore = checked.withLock { $0[state] }
             phase.withLock {
                 $0.changes += 1
                 $0.isChanging = false
             }
-            usleep(20_000)  // the readers read this state a while
+            // The readers read this state a while: at least twice, however busy the machine is (within reason).
+            _ = eventually(timeout: 5) { checked.withLock { $0[state] } >= readBefore + 2 }
+            usleep(5_000)
         }
         // Then every read no change overlapped gave the state it began and ended in, and there were many of each
         #expect(wrong.withLock { $0 }.isEmpty, "\(wrong.withLock { $0.prefix(5) })")
