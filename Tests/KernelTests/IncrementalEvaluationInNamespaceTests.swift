@@ -31,6 +31,11 @@ struct IncrementalEvaluationInNamespaceTests {
         /// The requests the monitor has sent the kernel so far.
         var requests: Int { backend.monitor.statistics.kernelRequests }
 
+        /// Whether every target comes to the status `expected` gives its number (from 1), in the usual wait.
+        func settle(_ expected: @escaping (Int) -> NetworkReachabilityStatus) -> Bool {
+            eventually { zip(1..., self.heard).allSatisfy { $1.values.last?.status == expected($0) } }
+        }
+
         /// Whether every target's last snapshot has the path a read of it finds now.
         func matchReads(upTo count: Int? = nil) throws -> Bool {
             try zip(objects, heard).prefix(count ?? objects.count).allSatisfy { object, recorder in
@@ -184,8 +189,10 @@ struct IncrementalEvaluationInNamespaceTests {
         for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
         // The rules, one entry and one path lookup, the internet's routes for NAT64: not one lookup per target.
         #expect(fleet.requests - before < 10)
+        before = fleet.requests
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         for recorder in fleet.heard { #expect(recorder.waitFor(3).last?.path.gateway?.description == TestNetwork.gatewayIPv4) }
+        #expect(fleet.requests - before < 10)  // they matched nothing, and nothing refusing lies around them
         before = fleet.requests
         try network.ip("route", "replace", "default", "via", "192.0.2.9")
         for recorder in fleet.heard { #expect(recorder.waitFor(4).last?.path.gateway?.description == "192.0.2.9") }
@@ -203,14 +210,51 @@ struct IncrementalEvaluationInNamespaceTests {
         defer { fleet.stop() }
         let before = fleet.requests
         try network.ip("route", "del", "default")
-        try fleet.touchOnly(40, in: network)
-        for (offset, recorder) in fleet.heard.enumerated().dropLast() {
-            let inside = (15...30).contains(offset)
-            #expect(
-                recorder.values.last?.status == (inside ? .reachable(.ethernetOrWiFi) : .notReachable), "target \(offset + 1)")
-        }
+        #expect(fleet.settle { (16...31).contains($0) ? .reachable(.ethernetOrWiFi) : .notReachable })
         #expect(fleet.requests - before >= 40)
-        #expect(try fleet.matchReads(upTo: 39))
+        #expect(try fleet.matchReads())
+    }
+
+    /// Routes that refuse packets or pass them on inside the targets' prefix kept some of them unreachable while
+    /// nothing carried them: when a default route comes back, those stay unreachable, and only the others share its
+    /// answer. (An `unreachable` route's lookups fail with EHOSTUNREACH and never join a group; a `throw` route's fail
+    /// with ENETUNREACH, as if nothing matched.)
+    @Test func anUnreachableRouteAroundSomeTargetsKeepsThemApartWhenADefaultRouteComes() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("route", "add", "unreachable", "10.0.0.16/28")
+        try network.ip("route", "add", "throw", "10.0.0.32/30")
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        try network.ip("route", "del", "default")
+        for (offset, recorder) in fleet.heard.enumerated() where !(15...34).contains(offset) {
+            #expect(recorder.waitFor(2).last?.status == .notReachable, "target \(offset + 1)")
+        }
+        let before = fleet.requests
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(fleet.settle { (16...35).contains($0) ? .notReachable : .reachable(.ethernetOrWiFi) })
+        #expect(fleet.requests - before < 60)  // the 20 refused ones asked alone, the rest together
+        #expect(try fleet.matchReads())
+    }
+
+    /// The refusing routes are read once, then kept from notifications: one added after that read keeps its targets
+    /// apart all the same.
+    @Test func aRefusingRouteAddedAfterTheyWereReadIsKeptFromItsNotification() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        try network.ip("route", "del", "default")
+        for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)  // reads the refusing routes: none
+        for recorder in fleet.heard { #expect(recorder.waitFor(3).last?.status == .reachable(.ethernetOrWiFi)) }
+        // `throw`: their lookups end as if nothing matched (ENETUNREACH), so they would join the others' group
+        try network.ip("route", "add", "throw", "10.0.0.16/28")
+        for offset in 15...30 { #expect(fleet.heard[offset].waitFor(4).last?.status == .notReachable) }
+        try network.ip("route", "del", "default")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(fleet.settle { (16...31).contains($0) ? .notReachable : .reachable(.ethernetOrWiFi) })
+        #expect(try fleet.matchReads())
     }
 
     /// A policy rule of its own can part the targets too: here one consulted after `main` and `default`.
@@ -222,13 +266,8 @@ struct IncrementalEvaluationInNamespaceTests {
         let fleet = try Fleet(in: network, count: 40)
         defer { fleet.stop() }
         try network.ip("route", "del", "default")
-        try fleet.touchOnly(40, in: network)
-        for (offset, recorder) in fleet.heard.enumerated().dropLast() {
-            let inside = (15...30).contains(offset)
-            #expect(
-                recorder.values.last?.status == (inside ? .reachable(.ethernetOrWiFi) : .notReachable), "target \(offset + 1)")
-        }
-        #expect(try fleet.matchReads(upTo: 39))
+        #expect(fleet.settle { (16...31).contains($0) ? .reachable(.ethernetOrWiFi) : .notReachable })
+        #expect(try fleet.matchReads())
     }
 
     /// Behind a route with several next hops the kernel picks one per destination: every target keeps its own.

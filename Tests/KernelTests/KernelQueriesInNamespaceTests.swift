@@ -61,4 +61,21 @@ struct KernelQueriesInNamespaceTests {
         #expect(prefixes.contains(.all(.ipv4)))
         #expect(try queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv6).isEmpty)
     }
+
+    @Test func aDumpOfOneTypeListsThoseRoutesInEveryTable() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.addRoutes(50)  // unicast, into main
+        try network.ip("route", "add", "throw", "10.1.0.0/16")
+        try network.ip("route", "add", "throw", "10.2.0.0/16", "table", "default")
+        try network.ip("route", "add", "unreachable", "10.3.0.0/16")
+        let queries = KernelQueries(namespace: NetworkNamespace(named: network.name))
+        defer { queries.close() }
+        let throwing = try queries.routes(family: .ipv4, table: nil, type: UInt8(RTN_THROW))
+        #expect(
+            Set(throwing.map { "\($0.prefix.address)/\($0.prefix.length) \($0.table)" }) == [
+                "10.1.0.0/16 254", "10.2.0.0/16 253",
+            ])
+        #expect(try queries.routes(family: .ipv4, table: nil, type: UInt8(RTN_BLACKHOLE)).isEmpty)
+    }
 }

@@ -62,26 +62,30 @@ struct KernelRequestTests {
         #expect(Array(encoded[3].payload) == [UInt8](repeating: 0, count: 8))
     }
 
-    @Test func entryLookupsAndTheDumpsOfRulesAndOneTableSayWhatTheyAsk() throws {
+    @Test func entryLookupsAndTheDumpsOfRulesAndRoutesSayWhatTheyAsk() throws {
         let encoded = messages([
-            .matchedRoute(to: try IPAddress("10.0.0.7")), .tableRoutes(family: .ipv4, table: 253),
-            .tableRoutes(family: .ipv6, table: 1000), .rules(family: .ipv4),
+            .matchedRoute(to: try IPAddress("10.0.0.7")), .routes(family: .ipv4, table: 253, type: nil),
+            .routes(family: .ipv6, table: 1000, type: UInt8(RTN_THROW)), .rules(family: .ipv4),
+            .routes(family: .ipv4, table: nil, type: UInt8(RTN_UNREACHABLE)),
         ])
-        #expect(encoded.map(\.type) == [UInt16(RTM_GETROUTE), UInt16(RTM_GETROUTE), UInt16(RTM_GETROUTE), UInt16(RTM_GETRULE)])
+        let route = UInt16(RTM_GETROUTE)
+        #expect(encoded.map(\.type) == [route, route, route, UInt16(RTM_GETRULE), route])
         let dump = UInt16(NLM_F_REQUEST) | UInt16(NLM_F_DUMP)
-        #expect(encoded.map(\.flags) == [UInt16(NLM_F_REQUEST), dump, dump, dump])
+        #expect(encoded.map(\.flags) == [UInt16(NLM_F_REQUEST), dump, dump, dump, dump])
         // rtmsg of the entry lookup: a full-length destination, flags RTM_F_FIB_MATCH and RTM_F_LOOKUP_TABLE
         var entryHeader: [UInt8] = [UInt8(AF_INET), 32, 0, 0, 0, 0, 0, 0]
         entryHeader.appendNative(UInt32(RTM_F_FIB_MATCH) | UInt32(RTM_F_LOOKUP_TABLE))
         #expect(Array(encoded[0].payload.prefix(12)) == entryHeader)
         #expect(try attributes(encoded[0], after: Int(cnl_rtmsg_length())) == [UInt16(RTA_DST.rawValue): [10, 0, 0, 7]])
-        // the table in rtm_table when it fits a byte, and in RTA_TABLE always
+        // the table in rtm_table when it fits a byte, and in RTA_TABLE always; the type in rtm_type
         #expect(Array(encoded[1].payload.prefix(12)) == [UInt8(AF_INET), 0, 0, 0, 253] + [UInt8](repeating: 0, count: 7))
-        #expect(Array(encoded[2].payload.prefix(12)) == [UInt8(AF_INET6)] + [UInt8](repeating: 0, count: 11))
+        #expect(Array(encoded[2].payload.prefix(12)) == [UInt8(AF_INET6), 0, 0, 0, 0, 0, 0, UInt8(RTN_THROW), 0, 0, 0, 0])
         let table = try attributes(encoded[2], after: Int(cnl_rtmsg_length()))
         #expect(table == [UInt16(RTA_TABLE.rawValue): withUnsafeBytes(of: UInt32(1000)) { Array($0) }])
         // fib_rule_hdr: the family, the rest zero
         #expect(Array(encoded[3].payload) == [UInt8(AF_INET)] + [UInt8](repeating: 0, count: 11))
+        // every table: no RTA_TABLE
+        #expect(Array(encoded[4].payload) == [UInt8(AF_INET), 0, 0, 0, 0, 0, 0, UInt8(RTN_UNREACHABLE), 0, 0, 0, 0])
     }
 
     /// The same request put together field by field with ``NetlinkRequest``, numbered 5.

@@ -24,14 +24,34 @@ struct SharedRouteGroupTests {
         let all = try Self.prefix("0.0.0.0", 0)
         let net = try Self.prefix("10.1.0.0", 16)
         let targets = try Self.addresses(10) + Self.addresses(10, in: "10.1.0.")
-        let matched = targets.indices.map { MatchedRoute(table: Self.main, prefix: $0 < 10 ? all : net) }
+        let matches = targets.indices.map { RouteMatch.entry(MatchedRoute(table: Self.main, prefix: $0 < 10 ? all : net)) }
         let groups = SharedRouteGroup.form(
-            targets, matched: matched, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
         #expect(
             groups == [
-                SharedRouteGroup(previous: matched[0], positions: Array(0..<10)),
-                SharedRouteGroup(previous: matched[10], positions: Array(10..<20)),
+                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(0..<10)),
+                SharedRouteGroup(prefix: net, matchedNothing: false, positions: Array(10..<20)),
             ])
+    }
+
+    @Test func targetsThatMatchedNothingGroupUnderTheNarrowestChangedPrefixAroundThem() throws {
+        let all = try Self.prefix("0.0.0.0", 0)
+        let net = try Self.prefix("10.1.0.0", 16)
+        let targets = try Self.addresses(10) + Self.addresses(10, in: "10.1.0.") + Self.addresses(10, in: "10.2.0.")
+        var matches = targets.map { _ in RouteMatch.none as RouteMatch? }
+        for position in 20..<30 { matches[position] = .entry(MatchedRoute(table: Self.main, prefix: all)) }
+        let groups = SharedRouteGroup.form(
+            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        #expect(
+            groups == [
+                SharedRouteGroup(prefix: all, matchedNothing: true, positions: Array(0..<10)),
+                SharedRouteGroup(prefix: net, matchedNothing: true, positions: Array(10..<20)),
+                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(20..<30)),
+            ])
+        // Outside every changed prefix, nothing changed for them.
+        #expect(
+            SharedRouteGroup.form(targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(net))
+                .map(\.positions) == [Array(10..<20)])
     }
 
     @Test func aTargetThatCannotShareStaysOutOfTheGroup() throws {
@@ -43,35 +63,35 @@ struct SharedRouteGroupTests {
             .address(try IPAddress("0.1.2.3")), .address(try IPAddress("2001:db8::9")),
             .address(try IPAddress("fe80::9%eth0")), .internet,
         ]
-        var matched = targets.map { _ in MatchedRoute(table: Self.main, prefix: all) as MatchedRoute? }
-        matched[0] = nil  // never asked, or its lookup failed
-        matched[1] = MatchedRoute(table: 100, prefix: all)  // another table
-        matched[2] = MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8))  // a route not changed
+        var matches = targets.map { _ in RouteMatch.entry(MatchedRoute(table: Self.main, prefix: all)) as RouteMatch? }
+        matches[0] = nil  // never asked, or its lookup failed with a refusal of its own
+        matches[1] = .entry(MatchedRoute(table: 100, prefix: all))  // another table
+        matches[2] = .entry(MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8)))  // a route not changed
         var isMarked = targets.map { _ in false }
         isMarked[3] = true  // new, or its DNS64 moved
         // A narrower route changed in the same batch around target 5 (10.0.0.5).
         let changes = Self.routeChanges(all, try Self.prefix("10.0.0.5", 32))
-        let groups = SharedRouteGroup.form(targets, matched: matched, isMarked: isMarked, after: changes)
+        let groups = SharedRouteGroup.form(targets, matches: matches, isMarked: isMarked, after: changes)
         #expect(groups.map(\.positions) == [Array(5..<16)])
     }
 
     @Test func noGroupFormsBesideALinkOrAddressChangeOrBelowTheMinimum() throws {
         let all = try Self.prefix("0.0.0.0", 0)
         let targets = try Self.addresses(SharedRouteGroup.minimumSize)
-        let matched = targets.map { _ in MatchedRoute(table: Self.main, prefix: all) as MatchedRoute? }
+        let matched = targets.map { _ in RouteMatch.entry(MatchedRoute(table: Self.main, prefix: all)) as RouteMatch? }
         let unmarked = targets.map { _ in false }
-        #expect(SharedRouteGroup.form(targets, matched: matched, isMarked: unmarked, after: Self.routeChanges(all)).count == 1)
+        #expect(SharedRouteGroup.form(targets, matches: matched, isMarked: unmarked, after: Self.routeChanges(all)).count == 1)
         var withLink = Self.routeChanges(all)
         withLink.recordLink(3)
         var withAddress = Self.routeChanges(all)
         withAddress.recordAddress(try IPAddress("192.0.2.7"), onInterface: 3)
         for changes in [withLink, withAddress, .everything, NetworkChanges()] {
-            #expect(SharedRouteGroup.form(targets, matched: matched, isMarked: unmarked, after: changes).isEmpty)
+            #expect(SharedRouteGroup.form(targets, matches: matched, isMarked: unmarked, after: changes).isEmpty)
         }
         let fewer = Array(targets.dropLast())
         #expect(
             SharedRouteGroup.form(
-                fewer, matched: Array(matched.dropLast()), isMarked: Array(unmarked.dropLast()),
+                fewer, matches: Array(matched.dropLast()), isMarked: Array(unmarked.dropLast()),
                 after: Self.routeChanges(all)
             ).isEmpty)
     }
@@ -91,20 +111,24 @@ struct SharedRouteGroupTests {
     }
 
     @Test func aSharedAnswerIsTheSameFailureOrAPathThatFollowsAWideEnoughEntry() throws {
-        let previous = MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8))
+        let previous = try Self.prefix("10.0.0.0", 8)
         let path = RouteAnswer.route(try Self.route("10.0.0.1", 32, source: "192.0.2.2"))
         let shared = { (entry: RouteAnswer, path: RouteAnswer) in
             TargetEvaluator.sharedAnswer(entry: entry, path: path, after: previous)
         }
-        // The same failure, or another
+        // The same failure, or another; only ENETUNREACH is "no entry"
         let unreachable = RouteAnswer.noRoute(errno: ENETUNREACH)
+        let refused = RouteAnswer.noRoute(errno: EHOSTUNREACH)
         #expect(shared(unreachable, unreachable)?.answer == unreachable)
-        #expect(shared(unreachable, .noRoute(errno: EHOSTUNREACH)) == nil)
+        #expect(shared(unreachable, unreachable)?.match == RouteMatch.none)
+        #expect(shared(refused, refused)?.answer == refused)
+        #expect(shared(refused, refused).map { $0.match == nil } == true)
+        #expect(shared(unreachable, refused) == nil)
         // A wider entry, or the same prefix; the entry is what the members match from now on
         let wider = try Self.route(nil, 0)
         let answer = try #require(shared(.route(wider), path))
         #expect(answer.answer == path)
-        #expect(answer.matched == MatchedRoute(wider))
+        #expect(answer.match == .entry(MatchedRoute(wider)))
         #expect(shared(.route(try Self.route("10.0.0.0", 8)), path) != nil)
         // Narrower than what they matched: the table changed since the batch
         #expect(shared(.route(try Self.route("10.0.0.0", 24)), path) == nil)

@@ -103,23 +103,27 @@ final class KernelQueries: RouteQuerying {
         PolicyRuleMessage.areDefaults(try dump(.rules(family: family), PolicyRuleMessage.init), family: family)
     }
 
-    /// The destination prefixes of `family`'s routes in `table` (`RTM_GETROUTE` dump). The kernel filters by table
-    /// only for a strictly checked socket, so a client without strict checking asks through a short-lived one
-    /// that has it; the table is checked here too.
+    /// The destination prefixes of `family`'s routes in `table` (`RTM_GETROUTE` dump).
     func routePrefixes(inTable table: UInt32, family: IPAddress.Family) throws(ReachabilityError) -> [NetworkChanges.Prefix] {
+        try routes(family: family, table: table, type: nil).map(\.prefix)
+    }
+
+    /// `family`'s routes in `table` and of `type` (`RTN_*`), each where given (`RTM_GETROUTE` dump). The kernel
+    /// filters only for a strictly checked socket, so a client without strict checking asks through a short-lived
+    /// one that has it; the filters are checked here too.
+    func routes(family: IPAddress.Family, table: UInt32?, type: UInt8?) throws(ReachabilityError) -> [RouteMessage] {
         guard strictChecking else {
-            return try KernelQueries(namespace: namespace, strictChecking: true).routePrefixes(inTable: table, family: family)
+            return try KernelQueries(namespace: namespace, strictChecking: true).routes(family: family, table: table, type: type)
         }
         let routes: [RouteMessage]
         do {
-            routes = try dump(.tableRoutes(family: family, table: table), RouteMessage.init)
+            routes = try dump(.routes(family: family, table: table, type: type), RouteMessage.init)
         } catch .systemCallFailed(_, ENOENT) {
             return []  // the table does not exist: the kernel makes it with its first route
         }
-        return routes.compactMap { route in
-            guard route.table == table, route.family == UInt8(family == .ipv4 ? AF_INET : AF_INET6) else { return nil }
-            let unspecified = NetworkChanges.Prefix.all(family).address
-            return NetworkChanges.Prefix(address: route.destination ?? unspecified, length: Int(route.destinationLength))
+        return routes.filter { route in
+            route.family == UInt8(family == .ipv4 ? AF_INET : AF_INET6) && table.map { route.table == $0 } ?? true
+                && type.map { route.type == RouteMessage.RouteType($0) } ?? true
         }
     }
 

@@ -9,9 +9,9 @@ enum KernelRequest: Equatable {
     /// `RTM_GETROUTE` with `RTM_F_FIB_MATCH` and `RTM_F_LOOKUP_TABLE` (`ip route get … fibmatch`): the table entry
     /// a packet to the destination matches, with its prefix and table, not the path the packet would take.
     case matchedRoute(to: IPAddress)
-    /// `RTM_GETROUTE` dump of one family's routes in one table; the kernel filters by table only on a socket
-    /// with strict checking (`NETLINK_GET_STRICT_CHK`).
-    case tableRoutes(family: IPAddress.Family, table: UInt32)
+    /// `RTM_GETROUTE` dump of one family's routes, in one table and of one type (`RTN_*`) where given; the kernel
+    /// filters only on a socket with strict checking (`NETLINK_GET_STRICT_CHK`).
+    case routes(family: IPAddress.Family, table: UInt32?, type: UInt8?)
     /// `RTM_GETRULE` dump: one family's policy rules.
     case rules(family: IPAddress.Family)
     /// `RTM_GETLINK` for the link with this index.
@@ -26,7 +26,7 @@ enum KernelRequest: Equatable {
     /// Whether the kernel answers with a dump (many messages, then `NLMSG_DONE`).
     var isDump: Bool {
         switch self {
-        case .links, .addresses, .tableRoutes, .rules: true
+        case .links, .addresses, .routes, .rules: true
         case .route, .matchedRoute, .link, .linkNamed: false
         }
     }
@@ -34,7 +34,7 @@ enum KernelRequest: Equatable {
     /// The netlink message type.
     var type: UInt16 {
         switch self {
-        case .route, .matchedRoute, .tableRoutes: UInt16(RTM_GETROUTE)
+        case .route, .matchedRoute, .routes: UInt16(RTM_GETROUTE)
         case .rules: UInt16(RTM_GETRULE)
         case .link, .linkNamed, .links: UInt16(RTM_GETLINK)
         case .addresses: UInt16(RTM_GETADDR)
@@ -70,9 +70,9 @@ enum KernelRequest: Equatable {
         case .matchedRoute(let destination):
             familyHeader = Int(cnl_rtmsg_length())
             attributes += attribute(destination.byteCount)
-        case .tableRoutes:
+        case .routes(_, let table, _):
             familyHeader = Int(cnl_rtmsg_length())
-            attributes += attribute(4)
+            if table != nil { attributes += attribute(4) }
         case .rules:
             familyHeader = Int(cnl_fib_rule_hdr_length())
         case .link:
@@ -102,16 +102,16 @@ enum KernelRequest: Equatable {
             let flags = UInt32(RTM_F_FIB_MATCH) | UInt32(RTM_F_LOOKUP_TABLE)
             Self.writeLookupHeader(destination, hasSource: false, flags: flags, into: &writer)
             writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
-        case .tableRoutes(let family, let table):
-            // struct rtmsg with only the family and the table; RTA_TABLE for tables above 255
+        case .routes(let family, let table, let type):
+            // struct rtmsg with only the family, the table (RTA_TABLE too, for tables above 255) and the type
             writer.field(Self.addressFamily(family))
             writer.field(UInt8(0))  // dst_len
             writer.field(UInt16(0))  // src_len, tos
-            writer.field(UInt8(truncatingIfNeeded: table < 256 ? table : UInt32(RT_TABLE_UNSPEC.rawValue)))
+            writer.field(UInt8(truncatingIfNeeded: table.map { $0 < 256 ? $0 : 0 } ?? 0))
             writer.field(UInt16(0))  // protocol, scope
-            writer.field(UInt8(0))  // type
+            writer.field(type ?? 0)
             writer.field(UInt32(0))  // flags
-            writer.attribute(UInt16(RTA_TABLE.rawValue), uint32: table)
+            if let table { writer.attribute(UInt16(RTA_TABLE.rawValue), uint32: table) }
         case .rules(let family):
             // struct fib_rule_hdr: family, then all zero (dst_len, src_len, tos, table, res1, res2, action, flags)
             writer.field(Self.addressFamily(family))

@@ -22,6 +22,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let watchedNamespace: NetworkNamespace?
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
+    private var refusingRoutes = RefusingRoutes()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     private let probeMemo = TargetEvaluator.ProbeMemo()
     // Read from any thread.
@@ -105,7 +106,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             queries: queries, links: links, classifier: classifier,
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
             hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false),
-            provisioning: provisioning, probeMemo: probeMemo
+            provisioning: provisioning, probeMemo: probeMemo,
+            refusingRoutes: { [unowned self] () throws(ReachabilityError) in
+                try refusingRoutes.prefixes { type throws(ReachabilityError) in
+                    try queries.routes(family: .ipv4, table: nil, type: type)
+                }
+            }
         ).evaluate(targets, sharing: groups)
     }
 
@@ -173,6 +179,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         // Lookups take no lock, so wait for the lock to be free before anything is looked up.
         if relevant || overflowed { SystemCall.awaitRoutingLock(subscription.descriptor) }
         guard overflowed else { return relevant ? .changed(changes) : advertised ? .advertisementsChanged : .woken }
+        refusingRoutes.forget()
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -217,11 +224,10 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             changes.recordAddress(address.address, onInterface: address.interfaceIndex)
             return .relevant
         case .route(let route):
-            if let destination = route.destination {
-                changes.recordRoute(NetworkChanges.Prefix(address: destination, length: Int(route.destinationLength)))
-            } else {
-                changes.recordRoute(.all(route.family == UInt8(AF_INET6) ? .ipv6 : .ipv4))
-            }
+            changes.recordRoute(route.prefix)
+            refusingRoutes.apply(
+                route, deleted: message.type == UInt16(RTM_DELROUTE),
+                replacing: message.type == UInt16(RTM_NEWROUTE) && message.flags & UInt16(NLM_F_REPLACE) != 0)
             return .relevant
         case .rule:
             changes.markEverything()

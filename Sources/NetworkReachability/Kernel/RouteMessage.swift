@@ -44,6 +44,10 @@ struct RouteMessage: Sendable, Equatable {
     /// Whether the route has several next hops, or a next-hop object that may be a group: the kernel then picks
     /// one per destination (by hash), so destinations matching the route may leave by different paths.
     var hasNextHopChoice = false
+    /// The type of service the route is for (0 for any), and its metric: with the table and destination, what
+    /// tells one route from another.
+    var tos: UInt8 = 0
+    var priority: UInt32?
 
     /// Makes a route as a lookup answer states it: for a simulated kernel, and tests.
     init(
@@ -75,6 +79,7 @@ struct RouteMessage: Sendable, Equatable {
         guard let family = payload.byte(at: 0),
             let destinationLength = payload.byte(at: 1),
             let table = payload.byte(at: 4),
+            let tos = payload.byte(at: 3),
             let type = payload.byte(at: 7),
             let flags = payload.uint32(at: 8),
             let attributes = payload.bytes(
@@ -83,6 +88,7 @@ struct RouteMessage: Sendable, Equatable {
         var route = RouteMessage(
             family: family, destinationLength: destinationLength, table: UInt32(table), type: RouteType(type),
             flags: flags, destination: nil, gateway: nil, preferredSource: nil, outputInterface: nil)
+        route.tos = tos
         var seen: UInt64 = 0  // a bit per attribute type read below, all < 64
         var via: IPAddress?
         let wellFormed = NetlinkAttribute.visit(attributes) { type, value in
@@ -98,11 +104,20 @@ struct RouteMessage: Sendable, Equatable {
             case UInt16(RTA_PREFSRC.rawValue): route.preferredSource = IPAddress(networkOrder: value)
             case UInt16(RTA_OIF.rawValue): route.outputInterface = value.uint32(at: 0).map(Int.init)
             case UInt16(RTA_MULTIPATH.rawValue), UInt16(RTA_NH_ID.rawValue): route.hasNextHopChoice = true
+            case UInt16(RTA_PRIORITY.rawValue): route.priority = value.uint32(at: 0)
             default: break
             }
         }
         guard wellFormed else { return nil }
         if route.gateway == nil { route.gateway = via }
         return route
+    }
+}
+
+extension RouteMessage {
+    /// The route's destination prefix.
+    var prefix: NetworkChanges.Prefix {
+        let all = NetworkChanges.Prefix.all(family == UInt8(AF_INET6) ? .ipv6 : .ipv4)
+        return NetworkChanges.Prefix(address: destination ?? all.address, length: Int(destinationLength))
     }
 }

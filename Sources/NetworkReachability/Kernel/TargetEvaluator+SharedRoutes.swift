@@ -13,11 +13,11 @@ extension TargetEvaluator {
     /// checked against the entry (a change between the two round trips could part them).
     func answersWithEntries(
         for addresses: [IPAddress]
-    ) throws(ReachabilityError) -> [(answer: RouteAnswer, matched: MatchedRoute?)] {
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: RouteMatch?)] {
         let asksEntry = addresses.map(SharedRouteGroup.isOrdinaryIPv4Unicast)
         if addresses.count <= Self.sideBySideLimit { return try sideBySide(addresses, asksEntry: asksEntry) }
         let entries = try lookupRoutes(zip(addresses, asksEntry).map { $1 ? .entry(matching: $0) : .path(to: $0) })
-        var results = [(answer: RouteAnswer, matched: MatchedRoute?)?](repeating: nil, count: addresses.count)
+        var results = [(answer: RouteAnswer, match: RouteMatch?)?](repeating: nil, count: addresses.count)
         var paths: [IPAddress] = []
         var entryOfPath: [RouteMessage?] = []
         var pathOfEntry: [EntryKey: Int] = [:]
@@ -25,7 +25,7 @@ extension TargetEvaluator {
         for (position, answer) in entries.enumerated() {
             // An entry lookup fails exactly as the path lookup would: same lookup, same error.
             guard asksEntry[position], case .route(let entry) = answer else {
-                results[position] = (answer, nil)
+                results[position] = (answer, asksEntry[position] ? RouteMatch(answer) : nil)
                 continue
             }
             let path: Int
@@ -45,7 +45,7 @@ extension TargetEvaluator {
             if let entry = entryOfPath[path], !Self.path(pathAnswers[path], follows: entry) {
                 parted.append(position)
             } else {
-                results[position] = (pathAnswers[path], matched)
+                results[position] = (pathAnswers[path], .entry(matched))
             }
         }
         if !parted.isEmpty {
@@ -62,77 +62,89 @@ extension TargetEvaluator {
     /// Each address's entry (where asked) and path in one round trip.
     private func sideBySide(
         _ addresses: [IPAddress], asksEntry: [Bool]
-    ) throws(ReachabilityError) -> [(answer: RouteAnswer, matched: MatchedRoute?)] {
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: RouteMatch?)] {
         var lookups: [RouteLookup] = []
         for (address, entry) in zip(addresses, asksEntry) {
             if entry { lookups.append(.entry(matching: address)) }
             lookups.append(.path(to: address))
         }
         let answers = try lookupRoutes(lookups)
-        var results: [(answer: RouteAnswer, matched: MatchedRoute?)] = []
+        var results: [(answer: RouteAnswer, match: RouteMatch?)] = []
         var next = 0
         for entry in asksEntry {
-            var matched: MatchedRoute?
+            var match: RouteMatch?
             if entry {
-                if case .route(let route) = answers[next] { matched = MatchedRoute(route) }
+                match = RouteMatch(answers[next])
                 next += 1
             }
-            results.append((answers[next], matched))
+            results.append((answers[next], match))
             next += 1
         }
         return results
     }
 
     /// Answers every member of each group with one entry and one path lookup, where that is exact (see
-    /// ``SharedRouteGroup``): IPv4's policy rules are the defaults and no route in the `default` table lies strictly
-    /// inside the group's prefix. A group whose answer cannot be shared, or a kernel that cannot be asked, leaves its
-    /// members to the lookups of their own.
+    /// ``SharedRouteGroup``): IPv4's policy rules are the defaults; for members that matched a route, no route in the
+    /// `default` table lies strictly inside the group's prefix; for members that matched none, no refusing route
+    /// strictly inside it covers them (those are left out). A group whose answer cannot be shared, or a kernel that
+    /// cannot be asked, leaves its members to the lookups of their own.
     func evaluateShared(
         _ groups: [SharedRouteGroup], of targets: [ReachabilityTarget], into evaluations: inout [TargetEvaluation?],
         lastRouted: inout RoutedOutcome?
     ) {
-        guard (try? queries.hasDefaultPolicyRules(.ipv4)) == true,
-            let fallbackPrefixes = try? queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
-        else { return }
-        var asked: [(group: SharedRouteGroup, representative: IPAddress)] = []
+        guard (try? queries.hasDefaultPolicyRules(.ipv4)) == true else { return }
+        var fallbackPrefixes: [NetworkChanges.Prefix]?
+        var refusing: [NetworkChanges.Prefix]?
+        var asked: [(group: SharedRouteGroup, members: [(position: Int, address: IPAddress)])] = []
         for group in groups {
-            guard let first = group.positions.first, case .address(let representative) = targets[first],
-                !fallbackPrefixes.contains(where: { $0.isStrictlyInside(group.previous.prefix) })
-            else { continue }
-            asked.append((group, representative))
+            var members: [(position: Int, address: IPAddress)] = group.positions.compactMap { position in
+                guard case .address(let address) = targets[position] else { return nil }
+                return (position, address)
+            }
+            if group.matchedNothing {
+                if refusing == nil { refusing = try? refusingRoutes?() }
+                guard let inside = refusing?.filter({ $0.isStrictlyInside(group.prefix) }) else { continue }
+                members.removeAll { member in inside.contains { $0.contains(member.address) } }
+            } else {
+                if fallbackPrefixes == nil {
+                    fallbackPrefixes = try? queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
+                }
+                guard let fallbackPrefixes, !fallbackPrefixes.contains(where: { $0.isStrictlyInside(group.prefix) }) else {
+                    continue
+                }
+            }
+            if members.count > 1 { asked.append((group, members)) }
         }
         guard !asked.isEmpty,
             let answers = try? lookupRoutes(
-                asked.flatMap { [.entry(matching: $0.representative), .path(to: $0.representative)] })
+                asked.flatMap { [.entry(matching: $0.members[0].address), .path(to: $0.members[0].address)] })
         else { return }
-        for (index, (group, _)) in asked.enumerated() {
+        for (index, (group, members)) in asked.enumerated() {
             guard
-                let (answer, matched) = Self.sharedAnswer(
-                    entry: answers[2 * index], path: answers[2 * index + 1], after: group.previous)
+                let (answer, match) = Self.sharedAnswer(
+                    entry: answers[2 * index], path: answers[2 * index + 1], after: group.prefix)
             else { continue }
-            for position in group.positions {
-                guard case .address(let address) = targets[position] else { continue }
-                evaluations[position] = describe(address, answer, matched: matched, lastRouted: &lastRouted)
+            for (position, address) in members {
+                evaluations[position] = describe(address, answer, match: match, lastRouted: &lastRouted)
             }
         }
     }
 
     /// The answer a group's representative got, if every member gets it too: the same failure, or a path that
-    /// follows an entry with one next hop, as wide as the route they all matched or wider (anything narrower
-    /// would mean the table changed since the batch, and the members are asked one by one).
+    /// follows an entry with one next hop, as wide as the group's prefix or wider (anything narrower would mean the
+    /// table changed since the batch, and the members are asked one by one).
     static func sharedAnswer(
-        entry: RouteAnswer, path: RouteAnswer, after previous: MatchedRoute
-    ) -> (answer: RouteAnswer, matched: MatchedRoute?)? {
+        entry: RouteAnswer, path: RouteAnswer, after prefix: NetworkChanges.Prefix
+    ) -> (answer: RouteAnswer, match: RouteMatch?)? {
         switch entry {
         case .noRoute(let code):
             guard case .noRoute(let pathCode) = path, pathCode == code else { return nil }
-            return (path, nil)
+            return (path, RouteMatch(entry))
         case .route(let route):
-            let matched = MatchedRoute(route)
-            guard route.leavesOnePath, self.path(path, follows: route), previous.prefix.lies(inside: matched.prefix) else {
+            guard route.leavesOnePath, self.path(path, follows: route), prefix.lies(inside: route.prefix) else {
                 return nil
             }
-            return (path, matched)
+            return (path, .entry(MatchedRoute(route)))
         }
     }
 

@@ -18,6 +18,9 @@ struct TargetEvaluator {
     var probeMemo: ProbeMemo? = nil
     /// On the synchronous path: whether to ask the internet probes along with an IPv4 address's lookup.
     var unroutedHint: UnroutedReadHint? = nil
+    /// The monitor's: the prefixes of the IPv4 routes that refuse packets or pass them on, in the tables the
+    /// default policy looks up (``RefusingRoutes``); without it, targets that matched no route are asked one by one.
+    var refusingRoutes: (() throws(ReachabilityError) -> [NetworkChanges.Prefix])? = nil
 
     /// Where and how host names are looked up: a value, where a closure would cost every read an allocation.
     struct HostLookup {
@@ -71,7 +74,7 @@ struct TargetEvaluator {
     /// Evaluates targets in order, each with what its answer rests on. Address targets without a zone share
     /// batched route lookups, ``batchSize`` per `send`; the others, and a batch the kernel could not
     /// answer, are evaluated one by one. The members of each of `groups` are answered by one lookup where that
-    /// is exact (``evaluateShared(_:of:into:)``).
+    /// is exact (``evaluateShared(_:of:into:lastRouted:)``).
     func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup] = []) -> [TargetEvaluation] {
         var evaluations = [TargetEvaluation?](repeating: nil, count: targets.count)
         // Targets behind one route mostly get the same route back: they share the last one's flags and path, so
@@ -85,22 +88,22 @@ struct TargetEvaluator {
         for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
             let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
             guard let answers = try? answersWithEntries(for: chunk.map(\.address)) else { continue }
-            for ((position, address), (answer, matched)) in zip(chunk, answers) {
-                evaluations[position] = describe(address, answer, matched: matched, lastRouted: &lastRouted)
+            for ((position, address), (answer, match)) in zip(chunk, answers) {
+                evaluations[position] = describe(address, answer, match: match, lastRouted: &lastRouted)
             }
         }
         return targets.enumerated().map { position, target in
             evaluations[position]
-                ?? Self.evaluation(of: target, matched: nil) { () throws(ReachabilityError) in try evaluate(target) }
+                ?? Self.evaluation(of: target, match: nil) { () throws(ReachabilityError) in try evaluate(target) }
         }
     }
 
     /// An address target's evaluation from the kernel's answer for it, described like `lastRouted` when it got
     /// the same route back, which it becomes otherwise.
     func describe(
-        _ address: IPAddress, _ answer: RouteAnswer, matched: MatchedRoute?, lastRouted: inout RoutedOutcome?
+        _ address: IPAddress, _ answer: RouteAnswer, match: RouteMatch?, lastRouted: inout RoutedOutcome?
     ) -> TargetEvaluation {
-        Self.evaluation(of: .address(address), matched: matched) { () throws(ReachabilityError) in
+        Self.evaluation(of: .address(address), match: match) { () throws(ReachabilityError) in
             if let shared = lastRouted?.snapshot(of: address, answer) { return shared }
             let snapshot = try evaluate(address, answer: answer)
             lastRouted = RoutedOutcome(answer, of: address, snapshot) ?? lastRouted
@@ -113,12 +116,12 @@ struct TargetEvaluator {
     static let batchSize = 64
 
     private static func evaluation(
-        of target: ReachabilityTarget, matched: MatchedRoute?, _ evaluate: () throws(ReachabilityError) -> ReachabilitySnapshot
+        of target: ReachabilityTarget, match: RouteMatch?, _ evaluate: () throws(ReachabilityError) -> ReachabilitySnapshot
     ) -> TargetEvaluation {
         do {
             let snapshot = try evaluate()
             var dependency = dependency(of: target, snapshot)
-            if !dependency.always { dependency.matchedRoute = matched }
+            if !dependency.always { dependency.match = match }
             return TargetEvaluation(result: .success(snapshot), dependency: dependency)
         } catch {
             return TargetEvaluation(result: .failure(error), dependency: .always)

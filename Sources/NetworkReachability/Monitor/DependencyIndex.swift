@@ -40,9 +40,9 @@ struct DependencyIndex {
         dependencies[target] = dependency
     }
 
-    /// The route entry `target`'s last answer matched, if its evaluation asked.
-    func matchedRoute(of target: Int) -> MatchedRoute? {
-        dependencies.indices.contains(target) ? dependencies[target]?.matchedRoute : nil
+    /// What `target`'s last entry lookup found, if its evaluation asked.
+    func match(of target: Int) -> RouteMatch? {
+        dependencies.indices.contains(target) ? dependencies[target]?.match : nil
     }
 
     /// Forgets `target` (its last registration left).

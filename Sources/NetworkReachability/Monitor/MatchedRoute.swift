@@ -1,4 +1,5 @@
 import CNetlink
+import Glibc
 
 /// The table entry a target's destination matched when it was last evaluated (`ip route get … fibmatch`): its
 /// table and prefix. Targets that matched the same entry get the same answer after a change to that entry alone,
@@ -16,13 +17,30 @@ package struct MatchedRoute: Sendable, Equatable {
 
     /// The entry a matched-route lookup answered with.
     init(_ route: RouteMessage) {
-        let family: IPAddress.Family = route.family == UInt8(AF_INET6) ? .ipv6 : .ipv4
-        let address = route.destination ?? NetworkChanges.Prefix.all(family).address
-        self.init(table: route.table, prefix: NetworkChanges.Prefix(address: address, length: Int(route.destinationLength)))
+        self.init(table: route.table, prefix: route.prefix)
     }
 
     /// The table IPv4's default rules look up after `main`.
     static let defaultTable = UInt32(RT_TABLE_DEFAULT.rawValue)
     /// The table most routes are in.
     static let mainTable = UInt32(RT_TABLE_MAIN.rawValue)
+}
+
+/// What a target's entry lookup found when it was last evaluated.
+package enum RouteMatch: Sendable, Equatable {
+    /// The table entry its destination matched.
+    case entry(MatchedRoute)
+    /// No entry: the tables the policy looked up hold nothing for it, or only a route that refuses it or passes it
+    /// on (`ENETUNREACH`).
+    case none
+
+    /// What an entry lookup's answer says; `nil` for a failure that names a refusing route of its own
+    /// (`EHOSTUNREACH`, `EACCES`, `EINVAL`), which this does not tell apart.
+    init?(_ answer: RouteAnswer) {
+        switch answer {
+        case .route(let route): self = .entry(MatchedRoute(route))
+        case .noRoute(let code) where code == ENETUNREACH: self = .none
+        case .noRoute: return nil
+        }
+    }
 }

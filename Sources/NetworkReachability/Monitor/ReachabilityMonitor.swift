@@ -330,7 +330,7 @@ package final class ReachabilityMonitor: Sendable {
             state.targetEvaluations += evaluated.count
             guard SharedRouteGroup.mayForm(after: changes) else { return (evaluated, []) }
             let groups = SharedRouteGroup.form(
-                evaluated.map(\.target), matched: evaluated.map { state.dependencies.matchedRoute(of: $0.slot) },
+                evaluated.map(\.target), matches: evaluated.map { state.dependencies.match(of: $0.slot) },
                 isMarked: evaluated.map { marked.contains($0.slot) }, after: changes)
             return (evaluated, groups)
         }

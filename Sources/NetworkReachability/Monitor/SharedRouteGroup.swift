@@ -1,23 +1,31 @@
-/// Targets of one pass that all matched the same `main` route before a batch that changed only routes with that
-/// route's prefix (and wider or unrelated ones): one lookup answers them all, when the kernel's policy is the
-/// default one and no route in the `default` table lies strictly inside the prefix.
+/// Targets of one pass that the kernel answers alike after a batch of route changes, so that one lookup answers
+/// them all: IPv4 targets that all matched the same changed `main` route before the batch, or that all matched no
+/// route and lie inside the same changed prefix.
 ///
-/// Why that is exact, for IPv4 and the default rules (`local`, then `main`, then `default`): each member matched
-/// prefix *P* in `main`, so no route in `local` covered it and no route in `main` narrower than *P* did. The batch
-/// changed no route narrower than *P* around a member (that member would not be in the group), no link and no
-/// address. So every route a member can match now in `local` or `main` has prefix *P* or a wider one, and covers
-/// every member alike; in `default`, with nothing strictly inside *P*, the same holds. The kernel picks among
-/// routes of one prefix by type, metric and next-hop state, never by the destination, except where a route has
-/// several next hops: the evaluator checks the answer for that. IPv6 is left out, as its source address is chosen
-/// per destination (RFC 6724).
+/// Why that is exact, for the default rules (`local`, then `main`, then `default`) and a batch that changed routes
+/// only (no link, no address), with *P* the group's prefix and no narrower changed route around any member:
+/// - **Matched *P*.** No route in `local` covered a member, and none in `main` narrower than *P* did. So every route
+///   a member can match now in `local` or `main` has prefix *P* or a wider one, and covers every member alike; in
+///   `default`, provided nothing there lies strictly inside *P*, the same holds.
+/// - **Matched nothing.** A member's lookup ended as if nothing matched (`ENETUNREACH`): nothing covered it, or a
+///   `throw` route passed it on. Provided no route that refuses or passes packets on lies strictly inside *P* around
+///   a member (``RefusingRoutes``; such members are asked alone), the only routes that can match a member now are
+///   the changed ones of prefix *P* or wider: the same for all.
+///
+/// The kernel picks among routes of one prefix by type, metric and next-hop state, never by the destination, except
+/// where a route has several next hops: the evaluator checks the answer for that. IPv6 is left out, as its source
+/// address is chosen per destination (RFC 6724).
 package struct SharedRouteGroup: Sendable, Equatable {
-    /// The route every member matched before the batch.
-    package let previous: MatchedRoute
+    /// The members' prefix: the changed route they matched, or the narrowest changed prefix around them.
+    package let prefix: NetworkChanges.Prefix
+    /// Whether the members matched no route before the batch (else they matched the `main` route to ``prefix``).
+    package let matchedNothing: Bool
     /// The members' positions in the pass's list of targets.
     package private(set) var positions: [Int]
 
-    package init(previous: MatchedRoute, positions: [Int]) {
-        self.previous = previous
+    package init(prefix: NetworkChanges.Prefix, matchedNothing: Bool, positions: [Int]) {
+        self.prefix = prefix
+        self.matchedNothing = matchedNothing
         self.positions = positions
     }
 
@@ -30,30 +38,44 @@ package struct SharedRouteGroup: Sendable, Equatable {
             && changes.addressInterfaces.isEmpty && !changes.routePrefixes.isEmpty
     }
 
-    /// The groups among a pass's targets after `changes`. `matched` and `isMarked` go by position: the route each
-    /// target matched at its last evaluation, and whether it is due for another reason (new, or its host or
-    /// DNS64 moved), which keeps it out of every group.
+    /// The groups among a pass's targets after `changes`. `matches` and `isMarked` go by position: what each target's
+    /// last entry lookup found, and whether it is due for another reason (new, or its host or DNS64 moved), which
+    /// keeps it out of every group.
     static func form(
-        _ targets: [ReachabilityTarget], matched: [MatchedRoute?], isMarked: [Bool], after changes: NetworkChanges
+        _ targets: [ReachabilityTarget], matches: [RouteMatch?], isMarked: [Bool], after changes: NetworkChanges
     ) -> [SharedRouteGroup] {
         guard mayForm(after: changes) else { return [] }
         var groups: [SharedRouteGroup] = []
         for (position, target) in targets.enumerated() {
             guard case .address(let address) = target, address.zone == nil, isOrdinaryIPv4Unicast(address),
-                !isMarked[position], let previous = matched[position], previous.table == MatchedRoute.mainTable,
-                changes.routePrefixes.contains(where: { $0.isSame(as: previous.prefix) }),
-                // A changed route narrower than the one it matched may take it alone.
-                !changes.routePrefixes.contains(where: {
-                    $0.length > previous.prefix.length && $0.contains(address)
-                })
+                !isMarked[position], let match = matches[position],
+                let (prefix, matchedNothing) = groupPrefix(of: address, match, among: changes.routePrefixes)
             else { continue }
-            if let index = groups.firstIndex(where: { $0.previous.prefix.isSame(as: previous.prefix) }) {
+            if let index = groups.firstIndex(where: { $0.matchedNothing == matchedNothing && $0.prefix.isSame(as: prefix) }) {
                 groups[index].positions.append(position)
             } else {
-                groups.append(SharedRouteGroup(previous: previous, positions: [position]))
+                groups.append(SharedRouteGroup(prefix: prefix, matchedNothing: matchedNothing, positions: [position]))
             }
         }
         return groups.filter { $0.positions.count >= minimumSize }
+    }
+
+    /// The prefix whose group `address` joins: the changed `main` route it matched, or, when it matched nothing, the
+    /// narrowest changed prefix around it. `nil` when it joins none: it matched another table or an unchanged route,
+    /// or a narrower changed route may take it alone.
+    private static func groupPrefix(
+        of address: IPAddress, _ match: RouteMatch, among changed: [NetworkChanges.Prefix]
+    ) -> (prefix: NetworkChanges.Prefix, matchedNothing: Bool)? {
+        switch match {
+        case .entry(let previous):
+            guard previous.table == MatchedRoute.mainTable, changed.contains(where: { $0.isSame(as: previous.prefix) }),
+                !changed.contains(where: { $0.length > previous.prefix.length && $0.contains(address) })
+            else { return nil }
+            return (previous.prefix, false)
+        case .none:
+            let around = changed.filter { $0.contains(address) }
+            return around.max { $0.length < $1.length }.map { ($0, true) }
+        }
     }
 
     /// Not `0.0.0.0/8`, loopback, multicast or reserved (broadcast included): the kernel routes those by rules

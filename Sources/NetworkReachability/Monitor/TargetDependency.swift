@@ -18,21 +18,21 @@ package struct TargetDependency: Sendable, Equatable {
     package var interfaceIndex: Int?
     /// The source address of the answer's route.
     package var sourceAddress: IPAddress?
-    /// The route entry the destination matched, when the evaluation asked (not indexed: it picks the targets one
+    /// What the destination's entry lookup found, when the evaluation asked (not indexed: it picks the targets one
     /// lookup can answer together, see ``SharedRouteGroup``).
-    package var matchedRoute: MatchedRoute?
+    package var match: RouteMatch?
 
     /// Depends on every change.
     package static let always = TargetDependency(always: true)
 
     package init(
         always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
-        matchedRoute: MatchedRoute? = nil
+        match: RouteMatch? = nil
     ) {
         self.always = always
         self.destinations = destinations
         self.interfaceIndex = interfaceIndex
         self.sourceAddress = sourceAddress
-        self.matchedRoute = matchedRoute
+        self.match = match
     }
 }
