@@ -252,6 +252,7 @@ struct IncrementalEvaluationInNamespaceTests {
         try network.ip("route", "add", "throw", "10.0.0.16/28")
         for offset in 15...30 { #expect(fleet.heard[offset].waitFor(4).last?.status == .notReachable) }
         try network.ip("route", "del", "default")
+        #expect(fleet.settle { _ in .notReachable })  // heard, or the end state below would be the state before
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         #expect(fleet.settle { (16...31).contains($0) ? .notReachable : .reachable(.ethernetOrWiFi) })
         #expect(try fleet.matchReads())
