@@ -61,9 +61,12 @@ struct RefusingRoutes {
     /// Notifications were lost: read everything again when next needed.
     mutating func forget() { counts = nil }
 
-    /// Whether `route` is one of these: IPv4, refusing, in a table the default policy looks up.
+    /// The tables the default policy looks up.
+    private static let tables = [RT_TABLE_LOCAL, RT_TABLE_MAIN, RT_TABLE_DEFAULT].map { UInt32($0.rawValue) }
+
+    /// Whether `route` is one of these: IPv4, refusing, in a table the default policy looks up. Asked of every route
+    /// notification while the routes are known, so it allocates nothing.
     private static func isRefusing(_ route: RouteMessage) -> Bool {
-        let tables = [RT_TABLE_LOCAL, RT_TABLE_MAIN, RT_TABLE_DEFAULT].map { UInt32($0.rawValue) }
         let refuses: Bool =
             switch route.type {
             case .unreachable, .prohibit, .blackhole, .throw: true
