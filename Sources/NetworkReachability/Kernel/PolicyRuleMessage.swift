@@ -50,13 +50,18 @@ struct PolicyRuleMessage: Sendable, Equatable {
         return wellFormed ? rule : nil
     }
 
-    /// Whether `rules` are exactly the kernel's default policy for `family`: every packet looks up the `local`
-    /// table at priority 0, then `main` at 32766, then (IPv4 only) `default` at 32767; nothing else.
-    static func areDefaults(_ rules: [PolicyRuleMessage], family: IPAddress.Family) -> Bool {
+    /// The kernel's default policy for `family`, in order: every packet looks up the `local` table at priority 0,
+    /// then `main` at 32766, then (IPv4 only) `default` at 32767.
+    static func defaultPolicy(_ family: IPAddress.Family) -> [(priority: UInt32, table: UInt32)] {
         let local = (priority: UInt32(0), table: UInt32(RT_TABLE_LOCAL.rawValue))
         let main = (priority: UInt32(32766), table: UInt32(RT_TABLE_MAIN.rawValue))
         let fallback = (priority: UInt32(32767), table: UInt32(RT_TABLE_DEFAULT.rawValue))
-        let expected = family == .ipv4 ? [local, main, fallback] : [local, main]
+        return family == .ipv4 ? [local, main, fallback] : [local, main]
+    }
+
+    /// Whether `rules` are exactly the kernel's default policy for `family` (``defaultPolicy(_:)``), nothing else.
+    static func areDefaults(_ rules: [PolicyRuleMessage], family: IPAddress.Family) -> Bool {
+        let expected = defaultPolicy(family)
         let familyByte = UInt8(family == .ipv4 ? AF_INET : AF_INET6)
         guard rules.count == expected.count else { return false }
         return zip(rules.sorted { $0.priority < $1.priority }, expected).allSatisfy { rule, expected in

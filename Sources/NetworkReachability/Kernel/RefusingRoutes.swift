@@ -62,7 +62,7 @@ struct RefusingRoutes {
     mutating func forget() { counts = nil }
 
     /// The tables the default policy looks up.
-    private static let tables = [RT_TABLE_LOCAL, RT_TABLE_MAIN, RT_TABLE_DEFAULT].map { UInt32($0.rawValue) }
+    private static let tables = PolicyRuleMessage.defaultPolicy(.ipv4).map(\.table)
 
     /// Whether `route` is one of these: IPv4, refusing, in a table the default policy looks up. Asked of every route
     /// notification while the routes are known, so it allocates nothing.

@@ -31,7 +31,7 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
     func hasDefaultPolicyRules(_ family: IPAddress.Family) -> Bool { true }
 
     func routePrefixes(inTable table: UInt32, family: IPAddress.Family) -> [NetworkChanges.Prefix] {
-        guard table == UInt32(RT_TABLE_MAIN.rawValue) else { return [] }
+        guard table == MatchedRoute.mainTable else { return [] }
         return state.withLock { state in state.routes.map(\.destination).filter { $0.address.family == family } }
     }
 
