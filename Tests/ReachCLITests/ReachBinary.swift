@@ -1,9 +1,13 @@
 import Foundation
 import TestSupport
 
-/// The `reach` binary built beside the test bundle.
+/// The `reach` binary built beside the test bundle, or the one `REACH_BINARY` names (CI runs these suites
+/// again against the deployment build, `scripts/build-deployment`).
 enum ReachBinary {
     static let path: String = {
+        if let chosen = ProcessInfo.processInfo.environment["REACH_BINARY"], !chosen.isEmpty {
+            return URL(fileURLWithPath: chosen).standardizedFileURL.path
+        }
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("reach").path
