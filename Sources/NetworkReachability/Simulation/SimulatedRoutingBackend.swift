@@ -25,8 +25,11 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         self.source = source
         monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
             let opened = SimulatedChangeSource { targets, groups in
-                Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false)
-                    .evaluate(targets, sharing: groups)
+                // Watched names always have an entry (made by `watch` with the caller's timeout), so this one is unused.
+                Self.evaluator(
+                    kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false,
+                    resolutionTimeout: NetworkReachability.defaultResolutionTimeout
+                ).evaluate(targets, sharing: groups)
             }
             source.withLock { $0 = opened }
             return opened
@@ -34,33 +37,38 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     }
 
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
-        try Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true).validate(target)
+        try Self.evaluator(
+            kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true,
+            resolutionTimeout: NetworkReachability.defaultResolutionTimeout
+        ).validate(target)
     }
 
     package func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
         -> ReachabilitySnapshot
     {
-        try readEvaluator().evaluate(target)
+        try readEvaluator(resolutionTimeout).evaluate(target)
     }
 
     package func flags(of target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
         -> ReachabilityFlags
     {
-        try readEvaluator().flags(of: target)
+        try readEvaluator(resolutionTimeout).flags(of: target)
     }
 
-    private func readEvaluator() -> TargetEvaluator {
-        var evaluator = Self.evaluator(kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true)
+    private func readEvaluator(_ resolutionTimeout: Duration) -> TargetEvaluator {
+        var evaluator = Self.evaluator(
+            kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true, resolutionTimeout: resolutionTimeout)
         evaluator.unroutedHint = unroutedHint
         return evaluator
     }
 
     private static func evaluator(
-        kernel: SimulatedKernel, hosts: HostDirectory, provisioning: ProvisioningDirectory, refresh: Bool
+        kernel: SimulatedKernel, hosts: HostDirectory, provisioning: ProvisioningDirectory, refresh: Bool,
+        resolutionTimeout: Duration
     ) -> TargetEvaluator {
         TargetEvaluator(
             queries: kernel, links: kernel, classifier: kernel,
-            hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: refresh),
+            hostResolution: .init(hosts: hosts, timeout: resolutionTimeout, refresh: refresh),
             provisioning: provisioning)
     }
 
