@@ -79,14 +79,17 @@ final class ListenerHub: Sendable {
         let (id, initial) = try state.withLock {
             (state: inout State) throws(ReachabilityError) -> (UInt64, ReachabilitySnapshot?) in
             if state.registration == nil {
-                // A registration's sink only reaches this hub while that registration is the current one.
+                // A registration's sink only reaches this hub while that registration is the current one. It holds
+                // the hub strongly: the registration ends when the owner goes (its deinit removes every consumer)
+                // or the last consumer leaves, and that drops the closures. A weak reference would give each hub a
+                // side table (32 bytes), and make every retain and release of it, in every pass, a slow one.
                 let hubID = state.nextID
                 state.nextID += 1
                 state.registration = try monitor.register(
                     target, resolutionTimeout: resolutionTimeout, logger: logger,
-                    onFailure: { [weak self] error in self?.fail(error, registration: hubID) }
-                ) { [weak self] snapshot, batch in
-                    self?.receive(snapshot, registration: hubID, batch: batch)
+                    onFailure: { error in self.fail(error, registration: hubID) }
+                ) { snapshot, batch in
+                    self.receive(snapshot, registration: hubID, batch: batch)
                 }
                 state.registrationTag = hubID
                 state.failure = nil
