@@ -36,4 +36,18 @@ struct NumberedSlotSetsTests {
             }
         }
     }
+
+    @Test func aKeptNumberFindsItsKeysSetOnlyWhileTheSetIsThatKeys() {
+        var sets = NumberedSlotSets<Int>()
+        let (number, _) = sets.insert(1, at: 10)
+        #expect(sets.targets(numbered: number, at: 10).map(Set.init) == [1])
+        #expect(sets.targets(numbered: number, at: 11) == nil)  // another key
+        #expect(sets.targets(numbered: number + 1, at: 10) == nil)  // a number never handed out
+        sets.remove(1, at: 10)
+        #expect(sets.targets(numbered: number, at: 10) == nil)  // the set went away
+        let (reused, _) = sets.insert(2, at: 20)
+        #expect(reused == number)
+        #expect(sets.targets(numbered: number, at: 10) == nil)  // its number went to another key
+        #expect(sets.targets(numbered: number, at: 20).map(Set.init) == [2])
+    }
 }

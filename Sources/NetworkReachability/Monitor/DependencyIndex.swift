@@ -18,13 +18,23 @@ struct DependencyIndex {
     private var byInterface = NumberedSlotSets<Int>()
     private var bySource = NumberedSlotSets<IPAddress>()
     private var byDestination = NumberedSlotSets<IPAddress>()
-    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise; a new key is inserted in
-    /// place (a target whose answer flips changes its keys every time). A key whose last target left stays, as
-    /// removing from the middle moves everything after it: stopping 10,000 targets one by one was quadratic.
-    private var sortedDestinations: [Int: [IPAddress]] = [:]
+    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise and with its set's number; a new
+    /// key is inserted in place (a target whose answer flips changes its keys every time). A key whose last target
+    /// left stays, as removing from the middle moves everything after it: stopping 10,000 targets one by one was
+    /// quadratic.
+    private var sortedDestinations: [Int: [NumberedDestination]] = [:]
     /// How many keys of `sortedDestinations` have no targets left; they are dropped once they outnumber the
     /// live keys, so the arrays stay within twice their live size.
     private var staleDestinations = 0
+
+    /// A destination key and the number of its set in `byDestination` when it was last inserted: a default route's
+    /// change touches every destination, and hashing 10,000 addresses to find their sets was about 6 % of the
+    /// CPU of a fleet going through such changes. A key whose set went away keeps a number that is free or another
+    /// key's, which finds nothing.
+    private struct NumberedDestination {
+        let address: IPAddress
+        var number: Int32
+    }
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
     mutating func set(_ dependency: TargetDependency, for target: Int) {
@@ -79,7 +89,8 @@ struct DependencyIndex {
         }
         if !new.always {
             for destination in new.destinations where old.always || !old.destinations.contains(destination) {
-                if byDestination.insert(target, at: destination).isNew { insertSorted(destination) }
+                let (number, isNew) = byDestination.insert(target, at: destination)
+                if isNew { insertSorted(destination, number: number) }
             }
         }
     }
@@ -101,24 +112,30 @@ struct DependencyIndex {
             let (lowest, highest) = prefix.bounds
             let sorted = sortedDestinations[lowest.byteCount] ?? []
             var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
-            while position < sorted.count, !highest.precedesInByteOrder(sorted[position]) {
-                affected.formUnion(byDestination[sorted[position]] ?? SlotSet())
+            while position < sorted.count, !highest.precedesInByteOrder(sorted[position].address) {
+                let destination = sorted[position]
+                if let targets = byDestination.targets(numbered: Int(destination.number), at: destination.address) {
+                    affected.formUnion(targets)
+                }
                 position += 1
             }
         }
         return affected
     }
 
-    /// Adds a key that just got its first target, or revives it when it is still there from before.
-    private mutating func insertSorted(_ key: IPAddress) {
+    /// Adds a key that just got its first target, numbered `number`, or revives it when it is still there from
+    /// before (its set may have another number now).
+    private mutating func insertSorted(_ key: IPAddress, number: Int) {
         let position = sortedPosition(of: key)
+        let entry = NumberedDestination(address: key, number: Int32(number))
         if sortedDestinations[key.byteCount]?.indices.contains(position) == true,
-            sortedDestinations[key.byteCount]?[position] == key
+            sortedDestinations[key.byteCount]?[position].address == key
         {
+            sortedDestinations[key.byteCount]?[position] = entry
             staleDestinations -= 1
             return
         }
-        sortedDestinations[key.byteCount, default: []].insert(key, at: position)
+        sortedDestinations[key.byteCount, default: []].insert(entry, at: position)
     }
 
     /// Counts a key that lost its last target, and drops all such keys in one pass once they outnumber the rest.
@@ -126,7 +143,7 @@ struct DependencyIndex {
         staleDestinations += 1
         guard staleDestinations > byDestination.keyCount else { return }
         for (length, keys) in sortedDestinations {
-            sortedDestinations[length] = keys.filter { byDestination[$0] != nil }
+            sortedDestinations[length] = keys.filter { byDestination.targets(numbered: Int($0.number), at: $0.address) != nil }
         }
         staleDestinations = 0
     }
@@ -137,12 +154,14 @@ struct DependencyIndex {
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
-    private static func firstPosition(in sorted: [IPAddress], where isAtOrAfter: (IPAddress) -> Bool) -> Int {
+    private static func firstPosition(
+        in sorted: [NumberedDestination], where isAtOrAfter: (IPAddress) -> Bool
+    ) -> Int {
         var low = 0
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
-            if isAtOrAfter(sorted[middle]) { high = middle } else { low = middle + 1 }
+            if isAtOrAfter(sorted[middle].address) { high = middle } else { low = middle + 1 }
         }
         return low
     }

@@ -27,6 +27,12 @@ struct NumberedSlotSets<Key: Hashable> {
         numbers[key].map { buckets[$0].targets }
     }
 
+    /// The targets of the set numbered `number`, if it is still `key`'s: a set number kept beside a key finds the
+    /// set without hashing the key, and a number that went to another key since finds nothing.
+    func targets(numbered number: Int, at key: Key) -> SlotSet? {
+        buckets.indices.contains(number) && buckets[number].key == key ? buckets[number].targets : nil
+    }
+
     /// Adds `target` to the set at `key`; returns the set's number, which ``remove(_:fromSetNumbered:)`` takes,
     /// and whether the set is new.
     @discardableResult
