@@ -170,6 +170,24 @@ struct ChangeSelectionTests {
         }
     }
 
+    /// Each listening target keeps one dependency, and its matched entry inside it.
+    @Test func whatATargetKeepsStaysSmall() {
+        #expect(MemoryLayout<TargetDependency>.stride <= 96)
+        #expect(MemoryLayout<RouteMatch?>.stride <= 40)
+        #expect(MemoryLayout<NetworkChanges.Prefix>.stride <= 40)
+    }
+
+    @Test func anInterfaceIndexBeyond32BitsMakesTheDependencyAlways() {
+        let widest = TargetDependency(destinations: [address("10.0.0.7")], interfaceIndex: Int(UInt32.max))
+        #expect(widest.interfaceIndex == Int(UInt32.max) && !widest.always)
+        let beyond = TargetDependency(destinations: [address("10.0.0.7")], interfaceIndex: Int(UInt32.max) + 1)
+        #expect(beyond.interfaceIndex == nil && beyond.always)
+        var negative = TargetDependency(destinations: [address("10.0.0.7")])
+        negative.interfaceIndex = -1
+        #expect(negative.always)
+        #expect(prefix("10.0.0.0", 99).length == 32 && prefix("2001:db8::", 64).length == 64)
+    }
+
     @Test func prefixBoundsSpanExactlyThePrefix() {
         let bounds = prefix("10.0.0.16", 28).bounds
         #expect(bounds.lowest == address("10.0.0.16"))

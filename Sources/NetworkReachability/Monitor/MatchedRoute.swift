@@ -5,10 +5,12 @@ import Glibc
 /// table and prefix. Targets that matched the same entry get the same answer after a change to that entry alone,
 /// as far as ``SharedRouteGroup`` lays down.
 package struct MatchedRoute: Sendable, Equatable {
-    /// The routing table the entry is in (`main` is 254).
-    package let table: UInt32
+    // The prefix first: the table then fits in its padding (40 bytes, not 56), and each target keeps one.
+
     /// The entry's destination prefix.
     package let prefix: NetworkChanges.Prefix
+    /// The routing table the entry is in (`main` is 254).
+    package let table: UInt32
 
     package init(table: UInt32, prefix: NetworkChanges.Prefix) {
         self.table = table

@@ -9,12 +9,15 @@ package struct NetworkChanges: Sendable, Equatable {
     package struct Prefix: Sendable, Equatable {
         /// The destination as the route gives it, without a zone.
         package let address: IPAddress
+        /// In a byte, so that it fits in the address's padding: a prefix is kept per listening target.
+        private let storedLength: UInt8
+
         /// The prefix length in bits, at most the address's width.
-        package let length: Int
+        package var length: Int { Int(storedLength) }
 
         package init(address: IPAddress, length: Int) {
             self.address = address.withoutZone
-            self.length = min(max(length, 0), address.byteCount * 8)
+            storedLength = UInt8(min(max(length, 0), address.byteCount * 8))
         }
 
         /// The whole address space of `family`: `0.0.0.0/0` or `::/0`, a default route's destination.

@@ -10,17 +10,28 @@
 /// routes is reported as affecting everything, and the kernel reports the routes an address brings and
 /// takes with it.
 package struct TargetDependency: Sendable, Equatable {
-    /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
-    package var always = false
+    // Widest fields first, the interface in 32 bits: 96 bytes, not 128, and each listening target keeps one.
+
     /// Destinations whose route lookups decide the answer.
     package var destinations: [IPAddress] = []
-    /// The output interface of the answer's route.
-    package var interfaceIndex: Int?
     /// The source address of the answer's route.
     package var sourceAddress: IPAddress?
     /// What the destination's entry lookup found, when the evaluation asked (not indexed: it picks the targets one
     /// lookup can answer together, see ``SharedRouteGroup``).
     package var match: RouteMatch?
+    private var storedInterfaceIndex: UInt32?
+    /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
+    package var always = false
+
+    /// The output interface of the answer's route. Kept in 32 bits, as the kernel gives it (`RTA_OIF`); an index
+    /// that does not fit, which no kernel gives, makes the dependency ``always``, so nothing is missed.
+    package var interfaceIndex: Int? {
+        get { storedInterfaceIndex.map(Int.init) }
+        set {
+            storedInterfaceIndex = newValue.flatMap { UInt32(exactly: $0) }
+            if newValue != nil && storedInterfaceIndex == nil { always = true }
+        }
+    }
 
     /// Depends on every change.
     package static let always = TargetDependency(always: true)
@@ -29,10 +40,10 @@ package struct TargetDependency: Sendable, Equatable {
         always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
         match: RouteMatch? = nil
     ) {
-        self.always = always
         self.destinations = destinations
-        self.interfaceIndex = interfaceIndex
         self.sourceAddress = sourceAddress
         self.match = match
+        self.always = always
+        self.interfaceIndex = interfaceIndex
     }
 }
