@@ -113,10 +113,7 @@ struct DependencyIndex {
             let sorted = sortedDestinations[lowest.byteCount] ?? []
             var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
             while position < sorted.count, !highest.precedesInByteOrder(sorted[position].address) {
-                let destination = sorted[position]
-                if let targets = byDestination.targets(numbered: Int(destination.number), at: destination.address) {
-                    affected.formUnion(targets)
-                }
+                if let targets = targets(at: sorted[position]) { affected.formUnion(targets) }
                 position += 1
             }
         }
@@ -143,9 +140,14 @@ struct DependencyIndex {
         staleDestinations += 1
         guard staleDestinations > byDestination.keyCount else { return }
         for (length, keys) in sortedDestinations {
-            sortedDestinations[length] = keys.filter { byDestination.targets(numbered: Int($0.number), at: $0.address) != nil }
+            sortedDestinations[length] = keys.filter { targets(at: $0) != nil }
         }
         staleDestinations = 0
+    }
+
+    /// The targets at a sorted destination, found by its set's number; `nil` once that set went away.
+    private func targets(at destination: NumberedDestination) -> SlotSet? {
+        byDestination.targets(numbered: Int(destination.number), at: destination.address)
     }
 
     /// Where `key` is, or would go, among the sorted destinations of its length.
