@@ -206,7 +206,7 @@ public final class NetworkReachability: Sendable {
     public var updates: AsyncStream<ReachabilitySnapshot> {
         AsyncStream { continuation in
             do {
-                let id = try hub.add(deduplication: .snapshot) { _, snapshot, _ in
+                let id = try hub.add(deduplication: .snapshot) { snapshot in
                     continuation.yield(snapshot)
                 } finish: {
                     continuation.finish()
@@ -224,9 +224,7 @@ public final class NetworkReachability: Sendable {
         slot: String, onQueue queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
     ) -> Bool {
         do {
-            try hub.add(slot: slot, deduplication: .flags) { [hub] id, snapshot, batch in
-                batch.add(DeliveryBatch.Delivery(hub: hub, consumer: id, deliver: deliver, snapshot: snapshot), on: queue)
-            }
+            try hub.add(slot: slot, deduplication: .flags, queue: queue, deliver: deliver)
             return true
         } catch {
             logger.error("starting to listen to \(target) failed: \(error)")
@@ -242,7 +240,7 @@ public final class NetworkReachability: Sendable {
     package func addImmediateConsumer(
         slot: String, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) {
-        try hub.add(slot: slot, deduplication: .snapshot, deliver: { _, snapshot, _ in deliver(snapshot) }, finish: finish)
+        try hub.add(slot: slot, deduplication: .snapshot, deliver: deliver, finish: finish)
     }
 
     /// Removes the consumer in `slot`.
@@ -258,8 +256,7 @@ public final class NetworkReachability: Sendable {
         everyPathChange: Bool = false, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void,
         finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) -> UInt64 {
-        try hub.add(
-            deduplication: everyPathChange ? .snapshot : .flags, deliver: { _, snapshot, _ in deliver(snapshot) }, finish: finish)
+        try hub.add(deduplication: everyPathChange ? .snapshot : .flags, deliver: deliver, finish: finish)
     }
 
     /// Removes a consumer added by ``observe(everyPathChange:deliver:finish:)``; safe from any thread, a

@@ -289,6 +289,34 @@ struct SimulatedNetworkTests {
         reachability.stopListening()
     }
 
+    @Test func eachConsumerHearsWhatChangedUnderItsOwnRuleAndALateOneStartsFromTheLatest() throws {
+        // The hub keeps one latest snapshot; its consumers keep none, so this checks they still tell what is new.
+        let network = SimulatedNetwork()
+        try network.addInterface("wlan0", type: .wifi)
+        try network.addAddress("192.168.1.20/24", to: "wlan0")
+        try network.addDefaultRoute(via: "192.168.1.1", metric: 100)
+        let reachability = try NetworkReachability(network: network)
+        let flags = Recorder<ReachabilityFlags>()
+        let paths = Recorder<String>()
+        let late = Recorder<String>()
+        let first = try reachability.observe(deliver: { flags.append($0.flags) }, finish: {})
+        let second = try reachability.observe(
+            everyPathChange: true, deliver: { paths.append("\($0.path.gateway.map { "\($0)" } ?? "none")") }, finish: {})
+        network.settle()
+        try network.addDefaultRoute(via: "192.168.1.254", metric: 10)  // the path changes, the flags do not
+        let lateFlags = Recorder<ReachabilityFlags>()
+        let third = try reachability.observe(
+            everyPathChange: true, deliver: { late.append("\($0.path.gateway.map { "\($0)" } ?? "none")") }, finish: {})
+        let fourth = try reachability.observe(deliver: { lateFlags.append($0.flags) }, finish: {})
+        try network.addDefaultRoute(via: "192.168.1.252", metric: 5)
+        network.removeDefaultRoutes()
+        #expect(flags.values == [[.reachable], []])
+        #expect(paths.values == ["192.168.1.1", "192.168.1.254", "192.168.1.252", "none"])
+        #expect(late.values == ["192.168.1.254", "192.168.1.252", "none"])
+        #expect(lateFlags.values == [[.reachable], []])
+        for id in [first, second, third, fourth] { reachability.stopObserving(id) }
+    }
+
     @Test func aWaitReturnsTheStatusThatSatisfiedIt() async throws {
         let network = SimulatedNetwork()
         try network.addInterface("eth0")

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 
 /// Fans one object's monitor registration out to its consumers (the closure listener, each async
@@ -14,28 +15,44 @@ final class ListenerHub: Sendable {
         case snapshot
     }
 
-    /// Called on the monitor's thread with the consumer's id; must not block. A delivery to a dispatch queue
-    /// goes into the batch, which is sent when the pass (or the initial delivery) is over.
-    typealias Deliver = @Sendable (_ consumer: UInt64, ReachabilitySnapshot, DeliveryBatch) -> Void
-
     private struct Consumer {
         let id: UInt64
         /// The name under which at most one consumer lives, if it has one.
         let slot: String?
-        var deduplication: Deduplication
-        var deliver: Deliver
-        var finish: (@Sendable () -> Void)?
-        var lastDelivered: ReachabilitySnapshot?
+        /// Called on `queue` (in the pass's batch), or straight from the monitor's thread when it has none.
+        let deliver: @Sendable (ReachabilitySnapshot) -> Void
+        let queue: DispatchQueue?
+        let finish: (@Sendable () -> Void)?
+        let deduplication: Deduplication
+        var hasHeard = false
 
-        mutating func accepts(_ snapshot: ReachabilitySnapshot) -> Bool {
+        /// Whether the consumer hears `snapshot`, which follows `previous`, the hub's latest one before it.
+        ///
+        /// A consumer that has heard anything last heard what equals `previous` under its deduplication: it was
+        /// added with the latest snapshot, and heard every later one that differed from the one before. So it
+        /// keeps no snapshot of its own.
+        mutating func accepts(_ snapshot: ReachabilitySnapshot, after previous: Latest?) -> Bool {
             let isNew: Bool
-            switch deduplication {
-            case .flags: isNew = lastDelivered?.flags != snapshot.flags
-            case .snapshot: isNew = lastDelivered != snapshot
+            switch (hasHeard ? previous : nil, deduplication) {
+            case (nil, _): isNew = true
+            case (let previous?, .flags): isNew = previous.flags != snapshot.flags
+            case (let previous?, .snapshot): isNew = previous.flags != snapshot.flags || previous.path != snapshot.path
             }
-            if isNew { lastDelivered = snapshot }
+            if isNew { hasHeard = true }
             return isNew
         }
+    }
+
+    /// The latest snapshot's flags and path: the target is the hub's own.
+    private struct Latest {
+        let flags: ReachabilityFlags
+        let path: ReachabilityPath
+    }
+
+    /// Why the last registration ended on its own; boxed, as every object's state has room for it.
+    private final class Ending: Sendable {
+        let error: ReachabilityError
+        init(_ error: ReachabilityError) { self.error = error }
     }
 
     private struct State {
@@ -43,12 +60,11 @@ final class ListenerHub: Sendable {
         /// hundreds of bytes.
         var consumers: [Consumer] = []
         var nextID: UInt64 = 1
+        /// The monitor's id for the current registration; a delivery with another is a late one of an earlier
+        /// registration.
         var registration: UInt64?
-        /// Tells the current registration's deliveries from late ones of a previous registration.
-        var registrationTag: UInt64?
-        var latest: ReachabilitySnapshot?
-        /// Why the last registration ended on its own, until a new one starts.
-        var failure: ReachabilityError?
+        var latest: Latest?
+        var ending: Ending?
     }
 
     let target: ReachabilityTarget
@@ -69,41 +85,40 @@ final class ListenerHub: Sendable {
 
     /// Adds a consumer; registers with the monitor when it is the first.
     ///
-    /// - Parameter slot: a name under which at most one consumer lives; adding to a taken slot replaces it.
+    /// - Parameters:
+    ///   - slot: a name under which at most one consumer lives; adding to a taken slot replaces it.
+    ///   - queue: where `deliver` is called; without one, straight from the monitor's thread, where it must
+    ///     return quickly and never block.
+    ///   - finish: called once when the consumer is removed or listening ends on its own.
     /// - Returns: the consumer's id.
     @discardableResult
     func add(
-        slot: String? = nil, deduplication: Deduplication, deliver: @escaping Deliver, finish: (@Sendable () -> Void)? = nil
+        slot: String? = nil, deduplication: Deduplication, queue: DispatchQueue? = nil,
+        deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: (@Sendable () -> Void)? = nil
     ) throws(ReachabilityError) -> UInt64 {
         if let slot { remove(slot: slot) }
         let (id, initial) = try state.withLock {
             (state: inout State) throws(ReachabilityError) -> (UInt64, ReachabilitySnapshot?) in
             if state.registration == nil {
-                // A registration's sink only reaches this hub while that registration is the current one. It holds
-                // the hub strongly: the registration ends when the owner goes (its deinit removes every consumer)
-                // or the last consumer leaves, and that drops the closures. A weak reference would give each hub a
-                // side table (32 bytes), and make every retain and release of it, in every pass, a slow one.
-                let hubID = state.nextID
-                state.nextID += 1
+                // The monitor holds the hub strongly while registered: the registration ends when the owner goes
+                // (its deinit removes every consumer) or the last consumer leaves. A weak reference would give
+                // each hub a side table (32 bytes), and make every retain and release of it a slow one.
                 state.registration = try monitor.register(
-                    target, resolutionTimeout: resolutionTimeout, logger: logger,
-                    onFailure: { error in self.fail(error, registration: hubID) }
-                ) { snapshot, batch in
-                    self.receive(snapshot, registration: hubID, batch: batch)
-                }
-                state.registrationTag = hubID
-                state.failure = nil
+                    target, resolutionTimeout: resolutionTimeout, logger: logger, subscriber: self)
+                state.ending = nil
             }
             let id = state.nextID
             state.nextID += 1
-            var consumer = Consumer(id: id, slot: slot, deduplication: deduplication, deliver: deliver, finish: finish)
-            let initial = state.latest.flatMap { consumer.accepts($0) ? $0 : nil }
-            state.consumers.append(consumer)
+            let initial = state.latest.map { ReachabilitySnapshot(target: target, flags: $0.flags, path: $0.path) }
+            state.consumers.append(
+                Consumer(
+                    id: id, slot: slot, deliver: deliver, queue: queue, finish: finish, deduplication: deduplication,
+                    hasHeard: initial != nil))
             return (id, initial)
         }
         if let initial {
             let batch = DeliveryBatch()
-            deliver(id, initial, batch)
+            send(initial, to: Acceptance(consumer: id, deliver: deliver, queue: queue), batch: batch)
             batch.send()
         }
         return id
@@ -143,56 +158,69 @@ final class ListenerHub: Sendable {
     }
 
     /// Why listening ended on its own (the subscription failed for good), until listening starts again.
-    var failure: ReachabilityError? { state.withLock { $0.failure } }
+    var failure: ReachabilityError? { state.withLock { $0.ending?.error } }
 
     // MARK: - Delivery
 
-    /// The monitor dropped the registration for good: every consumer ends, and the next one registers anew.
-    private func fail(_ error: ReachabilityError, registration tag: UInt64) {
-        let consumers: [Consumer] = state.withLock { state in
-            guard state.registrationTag == tag else { return [] }
-            state.failure = error
+    /// A consumer that accepted a snapshot, called once the lock is released.
+    private struct Acceptance {
+        let consumer: UInt64
+        let deliver: @Sendable (ReachabilitySnapshot) -> Void
+        let queue: DispatchQueue?
+    }
+
+    private func send(_ snapshot: ReachabilitySnapshot, to acceptance: Acceptance, batch: DeliveryBatch) {
+        if let queue = acceptance.queue {
+            let delivery = DeliveryBatch.Delivery(
+                hub: self, consumer: acceptance.consumer, deliver: acceptance.deliver, snapshot: snapshot)
+            batch.add(delivery, on: queue)
+        } else {
+            acceptance.deliver(snapshot)
+        }
+    }
+
+    private static func takeRegistration(_ state: inout State) -> UInt64? {
+        defer {
             state.registration = nil
-            state.registrationTag = nil
+            state.latest = nil
+        }
+        return state.registration
+    }
+}
+
+extension ListenerHub: MonitorSubscriber {
+    func receive(_ snapshot: ReachabilitySnapshot, registration: UInt64, batch: DeliveryBatch) {
+        // Most objects have one consumer: it goes without an array, which 10,000 objects would each allocate
+        // and free in every pass.
+        let (first, others): (Acceptance?, [Acceptance]) = state.withLock { state in
+            guard state.registration == registration else { return (nil, []) }
+            let previous = state.latest
+            state.latest = Latest(flags: snapshot.flags, path: snapshot.path)
+            var first: Acceptance?
+            var others: [Acceptance] = []
+            // Through indices, so each consumer is updated in place.
+            for index in state.consumers.indices where state.consumers[index].accepts(snapshot, after: previous) {
+                let consumer = state.consumers[index]
+                let acceptance = Acceptance(consumer: consumer.id, deliver: consumer.deliver, queue: consumer.queue)
+                if first == nil { first = acceptance } else { others.append(acceptance) }
+            }
+            return (first, others)
+        }
+        if let first { send(snapshot, to: first, batch: batch) }
+        for acceptance in others { send(snapshot, to: acceptance, batch: batch) }
+    }
+
+    /// The monitor dropped the registration for good: every consumer ends, and the next one registers anew.
+    func registrationEnded(_ registration: UInt64, because error: ReachabilityError) {
+        let consumers: [Consumer] = state.withLock { state in
+            guard state.registration == registration else { return [] }
+            state.ending = Ending(error)
+            state.registration = nil
             state.latest = nil
             let consumers = state.consumers
             state.consumers.removeAll()
             return consumers
         }
         for consumer in consumers { consumer.finish?() }
-    }
-
-    /// A consumer that accepted a snapshot, called once the lock is released.
-    private struct Acceptance {
-        let deliver: Deliver
-        let consumer: UInt64
-    }
-
-    private func receive(_ snapshot: ReachabilitySnapshot, registration tag: UInt64, batch: DeliveryBatch) {
-        // Most objects have one consumer: it goes without an array, which 10,000 objects would each allocate
-        // and free in every pass.
-        let (first, others): (Acceptance?, [Acceptance]) = state.withLock { state in
-            guard state.registrationTag == tag else { return (nil, []) }
-            state.latest = snapshot
-            var first: Acceptance?
-            var others: [Acceptance] = []
-            // Through indices, so each consumer is updated in place.
-            for index in state.consumers.indices where state.consumers[index].accepts(snapshot) {
-                let acceptance = Acceptance(deliver: state.consumers[index].deliver, consumer: state.consumers[index].id)
-                if first == nil { first = acceptance } else { others.append(acceptance) }
-            }
-            return (first, others)
-        }
-        if let first { first.deliver(first.consumer, snapshot, batch) }
-        for acceptance in others { acceptance.deliver(acceptance.consumer, snapshot, batch) }
-    }
-
-    private static func takeRegistration(_ state: inout State) -> UInt64? {
-        defer {
-            state.registration = nil
-            state.registrationTag = nil
-            state.latest = nil
-        }
-        return state.registration
     }
 }

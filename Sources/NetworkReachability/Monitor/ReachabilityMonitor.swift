@@ -7,17 +7,10 @@ import Logging
 /// from the last one it heard. The subscription opens with the first registration and closes, with every
 /// descriptor, when the last one leaves.
 package final class ReachabilityMonitor: Sendable {
-    /// Receives evaluated snapshots on the monitor's thread; must return quickly and never block. Deliveries to
-    /// dispatch queues go into the pass's batch, sent once every sink of the pass has been called.
-    package typealias Sink = @Sendable (ReachabilitySnapshot, DeliveryBatch) -> Void
-    /// Told once, on the monitor's thread, that the subscription failed for good and the registration is gone.
-    package typealias FailureHandler = @Sendable (ReachabilityError) -> Void
-
     private struct Registration {
         /// Its target's slot number (see ``State/slots``).
         let slot: Int
-        var sink: Sink
-        var onFailure: FailureHandler?
+        let subscriber: any MonitorSubscriber
         /// Whether it has heard its target's ``TargetSlot/last`` snapshot.
         var isCurrent = false
     }
@@ -31,9 +24,10 @@ package final class ReachabilityMonitor: Sendable {
         let target: ReachabilityTarget
     }
 
-    /// A snapshot for one registration's sink, called once the lock is released.
+    /// A snapshot for one registration's subscriber, called once the lock is released.
     private struct Delivery {
-        let sink: Sink
+        let subscriber: any MonitorSubscriber
+        let registration: UInt64
         let snapshot: ReachabilitySnapshot
     }
 
@@ -85,7 +79,7 @@ package final class ReachabilityMonitor: Sendable {
         var loggers: [UInt64: Logger] = [:]
     }
 
-    // Guarded by its lock; never held while calling a sink or joining the thread.
+    // Guarded by its lock; never held while calling a subscriber or joining the thread.
     private let state = Locked(State())
     private let openSource: @Sendable () throws(ReachabilityError) -> any RoutingChangeSource
     private let hosts: HostDirectory
@@ -103,19 +97,19 @@ package final class ReachabilityMonitor: Sendable {
 
     // MARK: - Registration
 
-    /// Starts delivering `target`'s snapshots to `sink`, the first as soon as it is evaluated.
+    /// Starts delivering `target`'s snapshots to `subscriber`, the first as soon as it is evaluated.
     ///
-    /// - Returns: an id for ``unregister(_:)``.
+    /// - Returns: an id for ``unregister(_:)``, which also comes with each delivery.
     /// - Throws: when the subscription cannot be opened.
-    package func register(
+    func register(
         _ target: ReachabilityTarget, resolutionTimeout: Duration, logger: Logger = NetworkReachability.silentLogger,
-        onFailure: FailureHandler? = nil, sink: @escaping Sink
+        subscriber: any MonitorSubscriber
     ) throws(ReachabilityError) -> UInt64 {
         // Watch before the registration is visible, so no evaluation can meet the name unknown to the directory.
         if case .host(let name) = target { hosts.watch(name, timeout: resolutionTimeout) }
         let registered: (UInt64, Loop, Bool)
         do {
-            registered = try register(target, logger: logger, onFailure: onFailure, sink: sink)
+            registered = try register(target, logger: logger, subscriber: subscriber)
         } catch {
             if case .host(let name) = target { hosts.unwatch(name) }
             throw error
@@ -142,7 +136,7 @@ package final class ReachabilityMonitor: Sendable {
     /// Adds the registration, opening the subscription when it is the first; returns its id, the loop, and
     /// whether the loop is new (then the caller starts its thread).
     private func register(
-        _ target: ReachabilityTarget, logger: Logger, onFailure: FailureHandler?, sink: @escaping Sink
+        _ target: ReachabilityTarget, logger: Logger, subscriber: any MonitorSubscriber
     ) throws(ReachabilityError) -> (UInt64, Loop, Bool) {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> (UInt64, Loop, Bool) in
             let id = state.nextID
@@ -168,7 +162,7 @@ package final class ReachabilityMonitor: Sendable {
                 state.slotIDs[target] = slotID
                 state.slots[slotID] = TargetSlot(target: target)
             }
-            state.registrations[id] = Registration(slot: slotID, sink: sink, onFailure: onFailure)
+            state.registrations[id] = Registration(slot: slotID, subscriber: subscriber)
             state.slots[slotID]?.registrations.insert(id)
             state.due.insert(slotID)
             if logger.logLevel < .critical { state.loggers[id] = logger }
@@ -178,7 +172,7 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Stops delivering to a registration; the last one out closes the subscription and joins its thread.
     ///
-    /// Safe from any thread, a sink's included; no sink is called for it once this returns.
+    /// Safe from any thread, a subscriber's delivery included; its subscriber hears nothing more once this returns.
     package func unregister(_ id: UInt64) {
         let (target, finished): (ReachabilityTarget?, Loop?) = state.withLock { state in
             guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
@@ -287,7 +281,7 @@ package final class ReachabilityMonitor: Sendable {
     /// After an unrecoverable failure: every registration is dropped and told why, so sequences end instead of
     /// waiting forever, and the next registration opens a new subscription.
     private func abandon(_ loop: Loop, because error: ReachabilityError) {
-        let dropped: [(Registration, ReachabilityTarget?)] = state.withLock { state in
+        let dropped: [(UInt64, Registration, ReachabilityTarget?)] = state.withLock { state in
             guard state.loop === loop else { return [] }  // the last registration left meanwhile
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
@@ -300,7 +294,7 @@ package final class ReachabilityMonitor: Sendable {
                 state.due = SlotSet()
                 state.loggers.removeAll()
             }
-            return state.registrations.values.map { ($0, state.slots[$0.slot]?.target) }
+            return state.registrations.map { ($0.key, $0.value, state.slots[$0.value.slot]?.target) }
         }
         guard !dropped.isEmpty else { return }
         // On its own thread: detaches, as nobody will join it now; not started yet, its starter detaches it.
@@ -311,9 +305,9 @@ package final class ReachabilityMonitor: Sendable {
             }
             return thread
         }?.join()
-        for (registration, target) in dropped {
+        for (id, registration, target) in dropped {
             if case .host(let name) = target { hosts.unwatch(name) }
-            registration.onFailure?(error)
+            registration.subscriber.registrationEnded(id, because: error)
         }
     }
 
@@ -359,13 +353,18 @@ package final class ReachabilityMonitor: Sendable {
                     let isCurrent = state.registrations.values[registration].isCurrent
                     guard isNew || !isCurrent else { continue }
                     if !isCurrent { state.registrations.values[registration].isCurrent = true }
-                    deliveries.append(Delivery(sink: state.registrations.values[registration].sink, snapshot: snapshot))
+                    deliveries.append(
+                        Delivery(
+                            subscriber: state.registrations.values[registration].subscriber, registration: id,
+                            snapshot: snapshot))
                 }
             }
             return deliveries
         }
         let batch = DeliveryBatch()
-        for delivery in deliveries { delivery.sink(delivery.snapshot, batch) }
+        for delivery in deliveries {
+            delivery.subscriber.receive(delivery.snapshot, registration: delivery.registration, batch: batch)
+        }
         batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
         for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
