@@ -31,22 +31,16 @@ final class ListenerHub: Sendable {
         /// A consumer that has heard anything last heard what equals `previous` under its deduplication: it was
         /// added with the latest snapshot, and heard every later one that differed from the one before. So it
         /// keeps no snapshot of its own.
-        mutating func accepts(_ snapshot: ReachabilitySnapshot, after previous: Latest?) -> Bool {
+        mutating func accepts(_ snapshot: ReachabilitySnapshot, after previous: EvaluatedState?) -> Bool {
             let isNew: Bool
             switch (hasHeard ? previous : nil, deduplication) {
             case (nil, _): isNew = true
             case (let previous?, .flags): isNew = previous.flags != snapshot.flags
-            case (let previous?, .snapshot): isNew = previous.flags != snapshot.flags || previous.path != snapshot.path
+            case (let previous?, .snapshot): isNew = !previous.matches(snapshot)
             }
             if isNew { hasHeard = true }
             return isNew
         }
-    }
-
-    /// The latest snapshot's flags and path: the target is the hub's own.
-    private struct Latest {
-        let flags: ReachabilityFlags
-        let path: ReachabilityPath
     }
 
     /// Why the last registration ended on its own; boxed, as every object's state has room for it.
@@ -63,7 +57,8 @@ final class ListenerHub: Sendable {
         /// The monitor's id for the current registration; a delivery with another is a late one of an earlier
         /// registration.
         var registration: UInt64?
-        var latest: Latest?
+        /// The latest snapshot of the current registration; the target is the hub's own.
+        var latest: EvaluatedState?
         var ending: Ending?
     }
 
@@ -109,7 +104,7 @@ final class ListenerHub: Sendable {
             }
             let id = state.nextID
             state.nextID += 1
-            let initial = state.latest.map { ReachabilitySnapshot(target: target, flags: $0.flags, path: $0.path) }
+            let initial = state.latest?.snapshot(of: target)
             state.consumers.append(
                 Consumer(
                     id: id, slot: slot, deliver: deliver, queue: queue, finish: finish, deduplication: deduplication,
@@ -195,7 +190,7 @@ extension ListenerHub: MonitorSubscriber {
         let (first, others): (Acceptance?, [Acceptance]) = state.withLock { state in
             guard state.registration == registration else { return (nil, []) }
             let previous = state.latest
-            state.latest = Latest(flags: snapshot.flags, path: snapshot.path)
+            state.latest = EvaluatedState(snapshot)
             var first: Acceptance?
             var others: [Acceptance] = []
             // Through indices, so each consumer is updated in place.

@@ -35,7 +35,8 @@ package final class ReachabilityMonitor: Sendable {
     private struct TargetSlot {
         let target: ReachabilityTarget
         var registrations = CompactSet<UInt64>()
-        var last: ReachabilitySnapshot?
+        /// The last evaluation's answer.
+        var last: EvaluatedState?
     }
 
     private final class Loop: Sendable {
@@ -382,8 +383,8 @@ package final class ReachabilityMonitor: Sendable {
             slot = current
             return nil
         }
-        let isNew = current.last.map { $0 != snapshot } ?? true
-        if isNew { current.last = snapshot }
+        let isNew = current.last.map { !$0.matches(snapshot) } ?? true
+        if isNew { current.last = EvaluatedState(snapshot) }
         let registrations = current.registrations
         slot = current
         return (isNew, registrations)
