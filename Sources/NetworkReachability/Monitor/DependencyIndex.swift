@@ -16,13 +16,13 @@ struct DependencyIndex {
     private var sourceSets: [Int] = []
     private var always = SlotSet()
     private var byInterface = NumberedSlotSets<Int>()
-    private var bySource = NumberedSlotSets<IPAddress>()
-    private var byDestination = NumberedSlotSets<IPAddress>()
-    /// The keys of `byDestination` by length (4 or 16 bytes), each sorted bytewise and with its set's number; a new
+    private var bySource = NumberedSlotSets<AddressKey>()
+    private var byDestination = NumberedSlotSets<AddressKey>()
+    /// The keys of `byDestination` by family (IPv6 or not), each sorted bytewise and with its set's number; a new
     /// key is inserted in place (a target whose answer flips changes its keys every time). A key whose last target
     /// left stays, as removing from the middle moves everything after it: stopping 10,000 targets one by one was
     /// quadratic.
-    private var sortedDestinations: [Int: [NumberedDestination]] = [:]
+    private var sortedDestinations: [Bool: [NumberedDestination]] = [:]
     /// How many keys of `sortedDestinations` have no targets left; they are dropped once they outnumber the
     /// live keys, so the arrays stay within twice their live size.
     private var staleDestinations = 0
@@ -32,7 +32,7 @@ struct DependencyIndex {
     /// CPU of a fleet going through such changes. A key whose set went away keeps a number that is free or another
     /// key's, which finds nothing.
     private struct NumberedDestination {
-        let address: IPAddress
+        let address: AddressKey
         var number: Int32
     }
 
@@ -76,21 +76,21 @@ struct DependencyIndex {
             if interfaceSets[target] >= 0 { byInterface.remove(target, fromSetNumbered: interfaceSets[target]) }
             interfaceSets[target] = newInterface.map { byInterface.insert(target, at: $0).number } ?? -1
         }
-        let oldSource = old.always ? nil : old.sourceAddress?.withoutZone
-        let newSource = new.always ? nil : new.sourceAddress?.withoutZone
+        let oldSource = old.always ? nil : old.sourceAddress?.key
+        let newSource = new.always ? nil : new.sourceAddress?.key
         if oldSource != newSource {
             if sourceSets[target] >= 0 { bySource.remove(target, fromSetNumbered: sourceSets[target]) }
             sourceSets[target] = newSource.map { bySource.insert(target, at: $0).number } ?? -1
         }
         if !old.always {
             for destination in old.destinations where new.always || !new.destinations.contains(destination) {
-                if byDestination.remove(target, at: destination) { retireSorted() }
+                if byDestination.remove(target, at: destination.key) { retireSorted() }
             }
         }
         if !new.always {
             for destination in new.destinations where old.always || !old.destinations.contains(destination) {
-                let (number, isNew) = byDestination.insert(target, at: destination)
-                if isNew { insertSorted(destination, number: number) }
+                let (number, isNew) = byDestination.insert(target, at: destination.key)
+                if isNew { insertSorted(destination.key, number: number) }
             }
         }
     }
@@ -104,15 +104,15 @@ struct DependencyIndex {
         }
         var affected = always
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? SlotSet()) }
-        for address in changes.addresses.map(\.withoutZone) {
+        for address in changes.addresses.map(\.key) {
             affected.formUnion(bySource[address] ?? SlotSet())
             affected.formUnion(byDestination[address] ?? SlotSet())
         }
         for prefix in changes.routePrefixes {
-            let (lowest, highest) = prefix.bounds
-            let sorted = sortedDestinations[lowest.byteCount] ?? []
-            var position = Self.firstPosition(in: sorted) { !$0.precedesInByteOrder(lowest) }
-            while position < sorted.count, !highest.precedesInByteOrder(sorted[position].address) {
+            let (lowest, highest) = (prefix.bounds.lowest.key, prefix.bounds.highest.key)
+            let sorted = sortedDestinations[lowest.isIPv6] ?? []
+            var position = Self.firstPosition(in: sorted) { !$0.precedes(lowest) }
+            while position < sorted.count, !highest.precedes(sorted[position].address) {
                 if let targets = targets(at: sorted[position]) { affected.formUnion(targets) }
                 position += 1
             }
@@ -122,25 +122,25 @@ struct DependencyIndex {
 
     /// Adds a key that just got its first target, numbered `number`, or revives it when it is still there from
     /// before (its set may have another number now).
-    private mutating func insertSorted(_ key: IPAddress, number: Int) {
+    private mutating func insertSorted(_ key: AddressKey, number: Int) {
         let position = sortedPosition(of: key)
         let entry = NumberedDestination(address: key, number: Int32(number))
-        if sortedDestinations[key.byteCount]?.indices.contains(position) == true,
-            sortedDestinations[key.byteCount]?[position].address == key
+        if sortedDestinations[key.isIPv6]?.indices.contains(position) == true,
+            sortedDestinations[key.isIPv6]?[position].address == key
         {
-            sortedDestinations[key.byteCount]?[position] = entry
+            sortedDestinations[key.isIPv6]?[position] = entry
             staleDestinations -= 1
             return
         }
-        sortedDestinations[key.byteCount, default: []].insert(entry, at: position)
+        sortedDestinations[key.isIPv6, default: []].insert(entry, at: position)
     }
 
     /// Counts a key that lost its last target, and drops all such keys in one pass once they outnumber the rest.
     private mutating func retireSorted() {
         staleDestinations += 1
         guard staleDestinations > byDestination.keyCount else { return }
-        for (length, keys) in sortedDestinations {
-            sortedDestinations[length] = keys.filter { targets(at: $0) != nil }
+        for (family, keys) in sortedDestinations {
+            sortedDestinations[family] = keys.filter { targets(at: $0) != nil }
         }
         staleDestinations = 0
     }
@@ -150,14 +150,14 @@ struct DependencyIndex {
         byDestination.targets(numbered: Int(destination.number), at: destination.address)
     }
 
-    /// Where `key` is, or would go, among the sorted destinations of its length.
-    private func sortedPosition(of key: IPAddress) -> Int {
-        Self.firstPosition(in: sortedDestinations[key.byteCount] ?? []) { !$0.precedesInByteOrder(key) }
+    /// Where `key` is, or would go, among the sorted destinations of its family.
+    private func sortedPosition(of key: AddressKey) -> Int {
+        Self.firstPosition(in: sortedDestinations[key.isIPv6] ?? []) { !$0.precedes(key) }
     }
 
     /// The first position in `sorted` where `isAtOrAfter` holds (it holds from there on).
     private static func firstPosition(
-        in sorted: [NumberedDestination], where isAtOrAfter: (IPAddress) -> Bool
+        in sorted: [NumberedDestination], where isAtOrAfter: (AddressKey) -> Bool
     ) -> Int {
         var low = 0
         var high = sorted.count
