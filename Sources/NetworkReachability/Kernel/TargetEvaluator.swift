@@ -132,7 +132,7 @@ struct TargetEvaluator {
     /// whole: this runs for every target of a pass, and a second allocation per target showed.
     static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
         guard !snapshot.path.awaitsNAT64Discovery else { return .always }
-        let destinations: [IPAddress]
+        let destinations: [AddressKey]
         // A zone names an interface by name or index, which a re-created link changes: no narrowing.
         switch target {
         case .address(let address):
@@ -142,21 +142,21 @@ struct TargetEvaluator {
                 // address.
                 destinations =
                     if let synthesized = snapshot.path.synthesizedAddress {
-                        [address, internetProbeIPv4, internetProbeIPv6, synthesized]
+                        [address.key, internetProbeIPv4.key, internetProbeIPv6.key, synthesized.key]
                     } else {
-                        [address, internetProbeIPv4, internetProbeIPv6]
+                        [address.key, internetProbeIPv4.key, internetProbeIPv6.key]
                     }
             } else {
-                destinations = [address]
+                destinations = [address.key]
             }
         case .addressPair(let local, let remote):
             guard local.zone == nil, remote.zone == nil else { return .always }
-            destinations = [remote, local]
+            destinations = [remote.key, local.key]
         case .internet, .linkLocal, .host: return .always
         }
         return TargetDependency(
             destinations: destinations, interfaceIndex: snapshot.path.interface?.index,
-            sourceAddress: snapshot.path.sourceAddress)
+            sourceAddress: snapshot.path.sourceAddress?.key)
     }
 
     /// Checks what can be checked before listening: zones name interfaces; a pair's local address is ours.

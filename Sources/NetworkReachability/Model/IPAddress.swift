@@ -225,7 +225,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The address without its zone, as the dependency index keys it.
-    var key: AddressKey { AddressKey(head: head, tail: tail, isIPv6: family == .ipv6) }
+    package var key: AddressKey { AddressKey(head: head, tail: tail, isIPv6: family == .ipv6) }
 }
 
 // MARK: - Parsing

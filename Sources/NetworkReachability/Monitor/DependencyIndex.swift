@@ -67,7 +67,7 @@ struct DependencyIndex {
     /// Moves `target` in the tables from what `old` indexes to what `new` does, touching only what differs:
     /// after a default route's removal every target changes, mostly not its destinations. An `always`
     /// dependency indexes nothing but its set; keys carry no zone, as the changes' addresses carry none (a
-    /// zoned target is always affected anyway).
+    /// zoned target depends on every change anyway).
     private mutating func reindex(_ target: Int, from old: TargetDependency, to new: TargetDependency) {
         if new.always { always.insert(target) } else { always.remove(target) }
         let oldInterface = old.always ? nil : old.interfaceIndex
@@ -76,21 +76,21 @@ struct DependencyIndex {
             if interfaceSets[target] >= 0 { byInterface.remove(target, fromSetNumbered: interfaceSets[target]) }
             interfaceSets[target] = newInterface.map { byInterface.insert(target, at: $0).number } ?? -1
         }
-        let oldSource = old.always ? nil : old.sourceAddress?.key
-        let newSource = new.always ? nil : new.sourceAddress?.key
+        let oldSource = old.always ? nil : old.sourceAddress
+        let newSource = new.always ? nil : new.sourceAddress
         if oldSource != newSource {
             if sourceSets[target] >= 0 { bySource.remove(target, fromSetNumbered: sourceSets[target]) }
             sourceSets[target] = newSource.map { bySource.insert(target, at: $0).number } ?? -1
         }
         if !old.always {
             for destination in old.destinations where new.always || !new.destinations.contains(destination) {
-                if byDestination.remove(target, at: destination.key) { retireSorted() }
+                if byDestination.remove(target, at: destination) { retireSorted() }
             }
         }
         if !new.always {
             for destination in new.destinations where old.always || !old.destinations.contains(destination) {
-                let (number, isNew) = byDestination.insert(target, at: destination.key)
-                if isNew { insertSorted(destination.key, number: number) }
+                let (number, isNew) = byDestination.insert(target, at: destination)
+                if isNew { insertSorted(destination, number: number) }
             }
         }
     }

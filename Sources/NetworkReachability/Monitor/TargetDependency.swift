@@ -10,12 +10,12 @@
 /// routes is reported as affecting everything, and the kernel reports the routes an address brings and
 /// takes with it.
 package struct TargetDependency: Sendable, Equatable {
-    // Widest fields first, the interface in 32 bits: 96 bytes, not 128, and each listening target keeps one.
+    // Addresses as zone-less keys, the interface in 32 bits: 80 bytes, not 128, and each listening target keeps one.
 
-    /// Destinations whose route lookups decide the answer.
-    package var destinations: [IPAddress] = []
+    /// Destinations whose route lookups decide the answer (a zoned target depends on everything instead).
+    package var destinations: [AddressKey] = []
     /// The source address of the answer's route.
-    package var sourceAddress: IPAddress?
+    package var sourceAddress: AddressKey?
     /// What the destination's entry lookup found, when the evaluation asked (not indexed: it picks the targets one
     /// lookup can answer together, see ``SharedRouteGroup``).
     package var match: RouteMatch?
@@ -37,7 +37,7 @@ package struct TargetDependency: Sendable, Equatable {
     package static let always = TargetDependency(always: true)
 
     package init(
-        always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
+        always: Bool = false, destinations: [AddressKey] = [], interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil,
         match: RouteMatch? = nil
     ) {
         self.destinations = destinations
