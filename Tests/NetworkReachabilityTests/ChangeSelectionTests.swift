@@ -230,7 +230,8 @@ extension TargetDependency {
 extension AddressKey {
     /// The address again, from the key's big-endian words: the oracle compares bytes, not keys.
     var address: IPAddress {
-        let bytes = (0..<8).map { UInt8(truncatingIfNeeded: head >> (56 - 8 * $0)) }
+        let bytes =
+            (0..<8).map { UInt8(truncatingIfNeeded: head >> (56 - 8 * $0)) }
             + (0..<8).map { UInt8(truncatingIfNeeded: tail >> (56 - 8 * $0)) }
         return IPAddress(bytes: Array(bytes.prefix(isIPv6 ? 16 : 4)))!
     }
