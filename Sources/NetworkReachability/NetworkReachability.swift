@@ -191,7 +191,7 @@ public final class NetworkReachability: Sendable {
         onQueue queue: DispatchQueue = .main,
         onUpdatePerforming listener: @escaping @Sendable (NetworkReachabilityStatus) -> Void
     ) -> Bool {
-        addConsumer(slot: Self.listenerSlot, onQueue: queue) { snapshot in listener(snapshot.status) }
+        add(slot: Self.listenerSlot, onQueue: queue, handler: .status(listener))
     }
 
     /// Stops the closure listener. The kernel subscription closes when no object in the process listens.
@@ -206,11 +206,9 @@ public final class NetworkReachability: Sendable {
     public var updates: AsyncStream<ReachabilitySnapshot> {
         AsyncStream { continuation in
             do {
-                let id = try hub.add(deduplication: .snapshot) { snapshot in
-                    continuation.yield(snapshot)
-                } finish: {
-                    continuation.finish()
-                }
+                let id = try hub.add(
+                    deduplication: .snapshot, handler: .snapshot { snapshot in continuation.yield(snapshot) },
+                    finish: { continuation.finish() })
                 continuation.onTermination = { [weak hub] _ in hub?.remove(id) }
             } catch {
                 logger.error("starting to listen to \(target) failed: \(error)")
@@ -223,8 +221,13 @@ public final class NetworkReachability: Sendable {
     package func addConsumer(
         slot: String, onQueue queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
     ) -> Bool {
+        add(slot: slot, onQueue: queue, handler: .snapshot(deliver))
+    }
+
+    /// Adds a consumer that hears each change of flags on `queue`, in `slot`; logs a failure to start.
+    private func add(slot: String, onQueue queue: DispatchQueue, handler: ListenerHub.Handler) -> Bool {
         do {
-            try hub.add(slot: slot, deduplication: .flags, queue: queue, deliver: deliver)
+            try hub.add(slot: slot, deduplication: .flags, queue: queue, handler: handler)
             return true
         } catch {
             logger.error("starting to listen to \(target) failed: \(error)")
@@ -240,7 +243,7 @@ public final class NetworkReachability: Sendable {
     package func addImmediateConsumer(
         slot: String, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) {
-        try hub.add(slot: slot, deduplication: .snapshot, deliver: deliver, finish: finish)
+        try hub.add(slot: slot, deduplication: .snapshot, handler: .snapshot(deliver), finish: finish)
     }
 
     /// Removes the consumer in `slot`.
@@ -256,7 +259,7 @@ public final class NetworkReachability: Sendable {
         everyPathChange: Bool = false, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void,
         finish: @escaping @Sendable () -> Void
     ) throws(ReachabilityError) -> UInt64 {
-        try hub.add(deduplication: everyPathChange ? .snapshot : .flags, deliver: deliver, finish: finish)
+        try hub.add(deduplication: everyPathChange ? .snapshot : .flags, handler: .snapshot(deliver), finish: finish)
     }
 
     /// Removes a consumer added by ``observe(everyPathChange:deliver:finish:)``; safe from any thread, a

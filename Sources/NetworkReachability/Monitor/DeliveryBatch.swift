@@ -9,12 +9,12 @@ package final class DeliveryBatch {
     struct Delivery: Sendable {
         let hub: ListenerHub
         let consumer: UInt64
-        let deliver: @Sendable (ReachabilitySnapshot) -> Void
+        let handler: ListenerHub.Handler
         let snapshot: ReachabilitySnapshot
 
         func callAsFunction() {
             guard hub.contains(consumer) else { return }
-            deliver(snapshot)
+            handler(snapshot)
         }
     }
 

@@ -15,12 +15,27 @@ final class ListenerHub: Sendable {
         case snapshot
     }
 
+    /// What a consumer calls: a closure that takes the snapshot, or a closure listener, which takes its status.
+    /// The listener is kept as it was given: wrapping it in a closure that reads the status cost every listening
+    /// object a closure context.
+    enum Handler: Sendable {
+        case snapshot(@Sendable (ReachabilitySnapshot) -> Void)
+        case status(@Sendable (NetworkReachabilityStatus) -> Void)
+
+        func callAsFunction(_ snapshot: ReachabilitySnapshot) {
+            switch self {
+            case .snapshot(let deliver): deliver(snapshot)
+            case .status(let listener): listener(snapshot.status)
+            }
+        }
+    }
+
     private struct Consumer {
         let id: UInt64
         /// The name under which at most one consumer lives, if it has one.
         let slot: String?
         /// Called on `queue` (in the pass's batch), or straight from the monitor's thread when it has none.
-        let deliver: @Sendable (ReachabilitySnapshot) -> Void
+        let handler: Handler
         let queue: DispatchQueue?
         let finish: (@Sendable () -> Void)?
         let deduplication: Deduplication
@@ -51,8 +66,8 @@ final class ListenerHub: Sendable {
 
     private struct State {
         /// In the order they were added; one or two per object, where a dictionary would cost each object
-        /// hundreds of bytes.
-        var consumers: [Consumer] = []
+        /// hundreds of bytes, and the first inline.
+        var consumers = InlineFirstArray<Consumer>()
         var nextID: UInt64 = 1
         /// The monitor's id for the current registration; a delivery with another is a late one of an earlier
         /// registration.
@@ -82,14 +97,14 @@ final class ListenerHub: Sendable {
     ///
     /// - Parameters:
     ///   - slot: a name under which at most one consumer lives; adding to a taken slot replaces it.
-    ///   - queue: where `deliver` is called; without one, straight from the monitor's thread, where it must
+    ///   - queue: where `handler` is called; without one, straight from the monitor's thread, where it must
     ///     return quickly and never block.
     ///   - finish: called once when the consumer is removed or listening ends on its own.
     /// - Returns: the consumer's id.
     @discardableResult
     func add(
         slot: String? = nil, deduplication: Deduplication, queue: DispatchQueue? = nil,
-        deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: (@Sendable () -> Void)? = nil
+        handler: Handler, finish: (@Sendable () -> Void)? = nil
     ) throws(ReachabilityError) -> UInt64 {
         if let slot { remove(slot: slot) }
         let (id, initial) = try state.withLock {
@@ -107,13 +122,13 @@ final class ListenerHub: Sendable {
             let initial = state.latest?.snapshot(of: target)
             state.consumers.append(
                 Consumer(
-                    id: id, slot: slot, deliver: deliver, queue: queue, finish: finish, deduplication: deduplication,
+                    id: id, slot: slot, handler: handler, queue: queue, finish: finish, deduplication: deduplication,
                     hasHeard: initial != nil))
             return (id, initial)
         }
         if let initial {
             let batch = DeliveryBatch()
-            send(initial, to: Acceptance(consumer: id, deliver: deliver, queue: queue), batch: batch)
+            send(initial, to: Acceptance(consumer: id, handler: handler, queue: queue), batch: batch)
             batch.send()
         }
         return id
@@ -160,17 +175,17 @@ final class ListenerHub: Sendable {
     /// A consumer that accepted a snapshot, called once the lock is released.
     private struct Acceptance {
         let consumer: UInt64
-        let deliver: @Sendable (ReachabilitySnapshot) -> Void
+        let handler: Handler
         let queue: DispatchQueue?
     }
 
     private func send(_ snapshot: ReachabilitySnapshot, to acceptance: Acceptance, batch: DeliveryBatch) {
         if let queue = acceptance.queue {
             let delivery = DeliveryBatch.Delivery(
-                hub: self, consumer: acceptance.consumer, deliver: acceptance.deliver, snapshot: snapshot)
+                hub: self, consumer: acceptance.consumer, handler: acceptance.handler, snapshot: snapshot)
             batch.add(delivery, on: queue)
         } else {
-            acceptance.deliver(snapshot)
+            acceptance.handler(snapshot)
         }
     }
 
@@ -196,7 +211,7 @@ extension ListenerHub: MonitorSubscriber {
             // Through indices, so each consumer is updated in place.
             for index in state.consumers.indices where state.consumers[index].accepts(snapshot, after: previous) {
                 let consumer = state.consumers[index]
-                let acceptance = Acceptance(consumer: consumer.id, deliver: consumer.deliver, queue: consumer.queue)
+                let acceptance = Acceptance(consumer: consumer.id, handler: consumer.handler, queue: consumer.queue)
                 if first == nil { first = acceptance } else { others.append(acceptance) }
             }
             return (first, others)
@@ -207,8 +222,8 @@ extension ListenerHub: MonitorSubscriber {
 
     /// The monitor dropped the registration for good: every consumer ends, and the next one registers anew.
     func registrationEnded(_ registration: UInt64, because error: ReachabilityError) {
-        let consumers: [Consumer] = state.withLock { state in
-            guard state.registration == registration else { return [] }
+        let consumers = state.withLock { state -> InlineFirstArray<Consumer> in
+            guard state.registration == registration else { return InlineFirstArray() }
             state.ending = Ending(error)
             state.registration = nil
             state.latest = nil
