@@ -19,7 +19,7 @@ struct InlineFirstArrayTests {
                 #expect(inline.remove(at: position) == reference.remove(at: position))
             case 3 where !reference.isEmpty:
                 let position = Int.random(in: reference.indices, using: &generator)
-                inline[position] += 1
+                inline.update(at: position) { $0 += 1 }
                 reference[position] += 1
             case 4 where reference.count > 3 && Int.random(in: 0..<8, using: &generator) == 0:
                 inline.removeAll()

@@ -145,7 +145,7 @@ final class ListenerHub: Sendable {
             return (consumer, state.consumers.isEmpty ? Self.takeRegistration(&state) : nil)
         }
         consumer?.finish?()
-        if let registration { monitor.unregister(registration) }
+        if let registration { monitor.unregister(registration, of: target) }
     }
 
     /// Removes the consumer in `slot`, if any. Returns whether there was one.
@@ -164,7 +164,7 @@ final class ListenerHub: Sendable {
             return (consumers, Self.takeRegistration(&state))
         }
         for consumer in consumers { consumer.finish?() }
-        if let registration { monitor.unregister(registration) }
+        if let registration { monitor.unregister(registration, of: target) }
     }
 
     /// Why listening ended on its own (the subscription failed for good), until listening starts again.
@@ -209,7 +209,8 @@ extension ListenerHub: MonitorSubscriber {
             var first: Acceptance?
             var others: [Acceptance] = []
             // Through indices, so each consumer is updated in place.
-            for index in state.consumers.indices where state.consumers[index].accepts(snapshot, after: previous) {
+            for index in state.consumers.indices
+            where state.consumers.update(at: index, { $0.accepts(snapshot, after: previous) }) {
                 let consumer = state.consumers[index]
                 let acceptance = Acceptance(consumer: consumer.id, handler: consumer.handler, queue: consumer.queue)
                 if first == nil { first = acceptance } else { others.append(acceptance) }

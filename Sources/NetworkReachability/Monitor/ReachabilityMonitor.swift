@@ -7,9 +7,10 @@ import Logging
 /// from the last one it heard. The subscription opens with the first registration and closes, with every
 /// descriptor, when the last one leaves.
 package final class ReachabilityMonitor: Sendable {
+    /// Kept in its target's slot: a table of registrations by id cost every listening target about 65 bytes, and
+    /// a lookup per delivery.
     private struct Registration {
-        /// Its target's slot number (see ``State/slots``).
-        let slot: Int
+        let id: UInt64
         let subscriber: any MonitorSubscriber
         /// Whether it has heard its target's ``TargetSlot/last`` snapshot.
         var isCurrent = false
@@ -34,7 +35,8 @@ package final class ReachabilityMonitor: Sendable {
     /// One distinct target, evaluated once per pass however many registrations share it.
     private struct TargetSlot {
         let target: ReachabilityTarget
-        var registrations = CompactSet<UInt64>()
+        /// Nearly always one.
+        var registrations = InlineFirstArray<Registration>()
         /// The last evaluation's answer.
         var last: EvaluatedState?
     }
@@ -61,7 +63,7 @@ package final class ReachabilityMonitor: Sendable {
     }
 
     private struct State {
-        var registrations: [UInt64: Registration] = [:]
+        var registrationCount = 0
         /// Each distinct target's slot, at a number given when its first registration arrives and free again
         /// when its last one leaves: the numbers stay dense, so that sets of them are bitmaps (``SlotSet``).
         var slots: [TargetSlot?] = []
@@ -126,7 +128,7 @@ package final class ReachabilityMonitor: Sendable {
                 }
                 if endedAlready { thread.detach() }
             } catch {
-                unregister(id)
+                unregister(id, of: target)
                 throw error
             }
         }
@@ -163,37 +165,39 @@ package final class ReachabilityMonitor: Sendable {
                 state.slotIDs[target] = slotID
                 state.slots[slotID] = TargetSlot(target: target)
             }
-            state.registrations[id] = Registration(slot: slotID, subscriber: subscriber)
-            state.slots[slotID]?.registrations.insert(id)
+            state.slots[slotID]?.registrations.append(Registration(id: id, subscriber: subscriber))
+            state.registrationCount += 1
             state.due.insert(slotID)
             if logger.logLevel < .critical { state.loggers[id] = logger }
             return (id, loop, existing == nil)
         }
     }
 
-    /// Stops delivering to a registration; the last one out closes the subscription and joins its thread.
+    /// Stops delivering to a registration of `target`; the last one out closes the subscription and joins its
+    /// thread.
     ///
     /// Safe from any thread, a subscriber's delivery included; its subscriber hears nothing more once this returns.
-    package func unregister(_ id: UInt64) {
-        let (target, finished): (ReachabilityTarget?, Loop?) = state.withLock { state in
-            guard let removed = state.registrations.removeValue(forKey: id) else { return (nil, nil) }
-            let slotID = removed.slot
-            let target = state.slots[slotID]?.target
-            state.slots[slotID]?.registrations.remove(id)
+    func unregister(_ id: UInt64, of target: ReachabilityTarget) {
+        let (found, finished): (Bool, Loop?) = state.withLock { state in
+            guard let slotID = state.slotIDs[target],
+                let position = state.slots[slotID]?.registrations.firstIndex(where: { $0.id == id })
+            else { return (false, nil) }
+            state.slots[slotID]?.registrations.remove(at: position)
+            state.registrationCount -= 1
             if state.slots[slotID]?.registrations.isEmpty == true {
                 state.slots[slotID] = nil
                 state.freeSlotIDs.append(slotID)
-                if let target { state.slotIDs[target] = nil }
+                state.slotIDs[target] = nil
                 state.dependencies.remove(slotID)
                 state.due.remove(slotID)
             }
             state.loggers[id] = nil
-            guard state.registrations.isEmpty, let loop = state.loop else { return (target, nil) }
+            guard state.registrationCount == 0, let loop = state.loop else { return (true, nil) }
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
-            return (target, loop)
+            return (true, loop)
         }
-        if case .host(let name) = target { hosts.unwatch(name) }
+        if found, case .host(let name) = target { hosts.unwatch(name) }
         guard let finished else { return }
         finished.stopRequested.withLock { $0 = true }
         finished.source.wake()
@@ -282,12 +286,12 @@ package final class ReachabilityMonitor: Sendable {
     /// After an unrecoverable failure: every registration is dropped and told why, so sequences end instead of
     /// waiting forever, and the next registration opens a new subscription.
     private func abandon(_ loop: Loop, because error: ReachabilityError) {
-        let dropped: [(UInt64, Registration, ReachabilityTarget?)] = state.withLock { state in
+        let dropped: [(Registration, ReachabilityTarget)] = state.withLock { state in
             guard state.loop === loop else { return [] }  // the last registration left meanwhile
             state.loop = nil
             state.retiredStatistics = Self.sum(state.retiredStatistics, loop.source.statistics)
             defer {
-                state.registrations.removeAll()
+                state.registrationCount = 0
                 state.slots.removeAll()
                 state.slotIDs.removeAll()
                 state.freeSlotIDs.removeAll()
@@ -295,7 +299,11 @@ package final class ReachabilityMonitor: Sendable {
                 state.due = SlotSet()
                 state.loggers.removeAll()
             }
-            return state.registrations.map { ($0.key, $0.value, state.slots[$0.value.slot]?.target) }
+            var dropped: [(Registration, ReachabilityTarget)] = []
+            for case let slot? in state.slots {
+                for registration in slot.registrations { dropped.append((registration, slot.target)) }
+            }
+            return dropped
         }
         guard !dropped.isEmpty else { return }
         // On its own thread: detaches, as nobody will join it now; not started yet, its starter detaches it.
@@ -306,9 +314,9 @@ package final class ReachabilityMonitor: Sendable {
             }
             return thread
         }?.join()
-        for (id, registration, target) in dropped {
+        for (registration, target) in dropped {
             if case .host(let name) = target { hosts.unwatch(name) }
-            registration.subscriber.registrationEnded(id, because: error)
+            registration.subscriber.registrationEnded(registration.id, because: error)
         }
     }
 
@@ -346,19 +354,9 @@ package final class ReachabilityMonitor: Sendable {
                 case .success(let evaluated): snapshot = evaluated
                 case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
-                let recorded = Self.record(snapshot, of: due[position].target, in: &state.slots[slotID])
-                guard let (isNew, registrations) = recorded else { continue }
-                state.dependencies.set(evaluations[position].dependency, for: slotID)
-                for id in registrations {
-                    guard let registration = state.registrations.index(forKey: id) else { continue }
-                    let isCurrent = state.registrations.values[registration].isCurrent
-                    guard isNew || !isCurrent else { continue }
-                    if !isCurrent { state.registrations.values[registration].isCurrent = true }
-                    deliveries.append(
-                        Delivery(
-                            subscriber: state.registrations.values[registration].subscriber, registration: id,
-                            snapshot: snapshot))
-                }
+                let holdsTarget = Self.record(
+                    snapshot, of: due[position].target, in: &state.slots[slotID], deliveries: &deliveries)
+                if holdsTarget { state.dependencies.set(evaluations[position].dependency, for: slotID) }
             }
             return deliveries
         }
@@ -371,23 +369,26 @@ package final class ReachabilityMonitor: Sendable {
         for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
     }
 
-    /// Keeps `target`'s `snapshot` as the slot's last one, in place: whether it differs from the one before,
-    /// and the slot's registrations. `nil` when the slot no longer holds `target` (its last registration left
-    /// during the pass, and its number may have gone to another target).
+    /// Keeps `target`'s `snapshot` as the slot's last answer, in place, and adds a delivery for each of the slot's
+    /// registrations that has not heard it: all of them when it differs from the one before. Returns whether the
+    /// slot still holds `target` (its last registration may have left during the pass, and its number gone to
+    /// another target).
     private static func record(
-        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot?
-    ) -> (isNew: Bool, registrations: CompactSet<UInt64>)? {
+        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot?,
+        deliveries: inout [Delivery]
+    ) -> Bool {
         // Taken out and put back: optional chaining through `slot?.…` copied the snapshots in and out.
-        guard var current = slot.take() else { return nil }
-        guard current.target == target else {
-            slot = current
-            return nil
-        }
+        guard var current = slot.take() else { return false }
+        defer { slot = current }
+        guard current.target == target else { return false }
         let isNew = current.last.map { !$0.matches(snapshot) } ?? true
         if isNew { current.last = EvaluatedState(snapshot) }
-        let registrations = current.registrations
-        slot = current
-        return (isNew, registrations)
+        for index in current.registrations.indices where isNew || !current.registrations[index].isCurrent {
+            current.registrations.update(at: index) { $0.isCurrent = true }
+            let registration = current.registrations[index]
+            deliveries.append(Delivery(subscriber: registration.subscriber, registration: registration.id, snapshot: snapshot))
+        }
+        return true
     }
 
     // MARK: - Logging
