@@ -38,7 +38,7 @@ struct ValidationInNamespaceTests {
         _ body: (ConnectivityValidator) async throws -> Void
     ) async throws {
         let group = try eventLoopGroup(in: network)
-        let prober = HTTPConnectivityProber(eventLoopGroup: group)
+        let prober = NamespacedProber(HTTPConnectivityProber(eventLoopGroup: group), on: group.next())
         let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
         var failure: (any Error)?
         do {
@@ -53,7 +53,7 @@ struct ValidationInNamespaceTests {
         } catch {
             failure = error
         }
-        try await prober.shutdown()
+        try await prober.inner.shutdown()
         try await group.shutdownGracefully()
         if let failure { throw failure }
     }
@@ -127,5 +127,36 @@ struct ValidationInNamespaceTests {
             #expect(await eventuallyAsync { seen.values.contains(portal) })
             #expect(seen.values.filter { $0 == portal }.count == 1)
         }
+    }
+}
+
+/// Runs each probe on the namespace's event loop: AsyncHTTPClient opens a request's first socket on the thread
+/// that calls it, and a pool thread in the test process's own namespace sent the probe out of the host's
+/// interface (where the host's own network also has a `192.0.2.1`) instead of to the test's gateway.
+private struct NamespacedProber: ConnectivityProbing {
+    let inner: HTTPConnectivityProber
+    private let executor: EventLoopTaskExecutor
+
+    init(_ inner: HTTPConnectivityProber, on loop: any EventLoop) {
+        self.inner = inner
+        executor = EventLoopTaskExecutor(loop: loop)
+    }
+
+    func fetch(_ url: String, accept: String?, timeout: Duration, bodyLimit: Int) async -> ProbeResponse {
+        await withTaskExecutorPreference(executor) {
+            await inner.fetch(url, accept: accept, timeout: timeout, bodyLimit: bodyLimit)
+        }
+    }
+}
+
+/// A task executor that runs its jobs on one NIO event loop.
+private final class EventLoopTaskExecutor: TaskExecutor {
+    private let loop: any EventLoop
+
+    init(loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
