@@ -5,6 +5,8 @@ struct TargetEvaluator {
     /// covers a private or link-local prefix never matches them.
     static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
     static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
+    /// Both probes as a dependency's destinations.
+    static let internetProbeKeys = [internetProbeIPv4.key, internetProbeIPv6.key]
 
     let queries: any RouteQuerying
     let links: any LinkSource
@@ -128,30 +130,27 @@ struct TargetEvaluator {
         }
     }
 
-    /// What a target's answer rests on: see ``TargetDependency``. Each branch builds its list of destinations
-    /// whole: this runs for every target of a pass, and a second allocation per target showed.
+    /// What a target's answer rests on: see ``TargetDependency``. This runs for every target of a pass: a single
+    /// destination goes inline, without an allocation.
     static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
         guard !snapshot.path.awaitsNAT64Discovery else { return .always }
-        let destinations: [AddressKey]
+        var destinations = InlineFirstArray<AddressKey>()
         // A zone names an interface by name or index, which a re-created link changes: no narrowing.
         switch target {
         case .address(let address):
             guard address.zone == nil else { return .always }
             if address.family == .ipv4, snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil {
                 // NAT64 carries it, or may: its answer also rests on the internet's routes and the synthesized
-                // address.
-                destinations =
-                    if let synthesized = snapshot.path.synthesizedAddress {
-                        [address.key, internetProbeIPv4.key, internetProbeIPv6.key, synthesized.key]
-                    } else {
-                        [address.key, internetProbeIPv4.key, internetProbeIPv6.key]
-                    }
+                // address. The probes are a shared array: 10,000 unrouted targets allocate nothing for them.
+                destinations = InlineFirstArray(first: address.key, rest: internetProbeKeys)
+                if let synthesized = snapshot.path.synthesizedAddress { destinations.append(synthesized.key) }
             } else {
-                destinations = [address.key]
+                destinations.append(address.key)
             }
         case .addressPair(let local, let remote):
             guard local.zone == nil, remote.zone == nil else { return .always }
-            destinations = [remote.key, local.key]
+            destinations.append(remote.key)
+            destinations.append(local.key)
         case .internet, .linkLocal, .host: return .always
         }
         return TargetDependency(

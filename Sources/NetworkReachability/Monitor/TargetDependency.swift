@@ -10,10 +10,11 @@
 /// routes is reported as affecting everything, and the kernel reports the routes an address brings and
 /// takes with it.
 package struct TargetDependency: Sendable, Equatable {
-    // Addresses as zone-less keys, the interface in 32 bits: 80 bytes, not 128, and each listening target keeps one.
+    // Addresses as zone-less keys, the first destination inline, the interface in 32 bits: each listening target
+    // keeps one, and its evaluation makes one each pass, without an allocation for a single destination.
 
     /// Destinations whose route lookups decide the answer (a zoned target depends on everything instead).
-    package var destinations: [AddressKey] = []
+    package var destinations = InlineFirstArray<AddressKey>()
     /// The source address of the answer's route.
     package var sourceAddress: AddressKey?
     /// What the destination's entry lookup found, when the evaluation asked (not indexed: it picks the targets one
@@ -37,7 +38,7 @@ package struct TargetDependency: Sendable, Equatable {
     package static let always = TargetDependency(always: true)
 
     package init(
-        always: Bool = false, destinations: [AddressKey] = [], interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil,
+        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil,
         match: RouteMatch? = nil
     ) {
         self.destinations = destinations
