@@ -118,7 +118,8 @@ struct ChangeSelectionTests {
             for (target, dependency) in dependencies.shuffled().prefix(count / 4) {  // some answers change
                 let changed = TargetDependency(
                     always: Int.random(in: 0..<5) == 0,
-                    destinations: InlineFirstArray(dependency.destinations.prefix(1) + (Bool.random() ? [randomAddress().key] : [])),
+                    destinations: InlineFirstArray(
+                        dependency.destinations.prefix(1) + (Bool.random() ? [randomAddress().key] : [])),
                     interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
                     sourceAddress: Bool.random() ? randomAddress().key : nil)
                 dependencies[target] = changed

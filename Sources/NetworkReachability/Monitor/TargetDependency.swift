@@ -38,7 +38,8 @@ package struct TargetDependency: Sendable, Equatable {
     package static let always = TargetDependency(always: true)
 
     package init(
-        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil,
+        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], interfaceIndex: Int? = nil,
+        sourceAddress: AddressKey? = nil,
         match: RouteMatch? = nil
     ) {
         self.destinations = destinations
