@@ -67,7 +67,8 @@ package final class ReachabilityMonitor: Sendable {
         /// Each distinct target's slot, at a number given when its first registration arrives and free again
         /// when its last one leaves: the numbers stay dense, so that sets of them are bitmaps (``SlotSet``).
         var slots: [TargetSlot?] = []
-        var slotIDs: [ReachabilityTarget: Int] = [:]
+        /// The slot number of each target, found through the slots' own targets.
+        var slotIndex = NumberIndex()
         var freeSlotIDs: [Int] = []
         /// What each evaluated target's last answer rests on, by slot number.
         var dependencies = DependencyIndex()
@@ -153,7 +154,7 @@ package final class ReachabilityMonitor: Sendable {
             }
             state.loop = loop
             let slotID: Int
-            if let existing = state.slotIDs[target] {
+            if let existing = Self.slotID(of: target, in: state) {
                 slotID = existing
             } else {
                 if let free = state.freeSlotIDs.popLast() {
@@ -162,8 +163,8 @@ package final class ReachabilityMonitor: Sendable {
                     slotID = state.slots.count
                     state.slots.append(nil)
                 }
-                state.slotIDs[target] = slotID
                 state.slots[slotID] = TargetSlot(target: target)
+                state.slotIndex.insert(slotID) { state.slots[$0]!.target }
             }
             state.slots[slotID]?.registrations.append(Registration(id: id, subscriber: subscriber))
             state.registrationCount += 1
@@ -179,15 +180,15 @@ package final class ReachabilityMonitor: Sendable {
     /// Safe from any thread, a subscriber's delivery included; its subscriber hears nothing more once this returns.
     func unregister(_ id: UInt64, of target: ReachabilityTarget) {
         let (found, finished): (Bool, Loop?) = state.withLock { state in
-            guard let slotID = state.slotIDs[target],
+            guard let slotID = Self.slotID(of: target, in: state),
                 let position = state.slots[slotID]?.registrations.firstIndex(where: { $0.id == id })
             else { return (false, nil) }
             state.slots[slotID]?.registrations.remove(at: position)
             state.registrationCount -= 1
             if state.slots[slotID]?.registrations.isEmpty == true {
+                state.slotIndex.remove(target) { state.slots[$0]!.target }  // while the slot still holds it
                 state.slots[slotID] = nil
                 state.freeSlotIDs.append(slotID)
-                state.slotIDs[target] = nil
                 state.dependencies.remove(slotID)
                 state.due.remove(slotID)
             }
@@ -204,11 +205,16 @@ package final class ReachabilityMonitor: Sendable {
         finished.runningThread?.join()
     }
 
+    /// The slot number of `target`, if it has a slot.
+    private static func slotID(of target: ReachabilityTarget, in state: State) -> Int? {
+        state.slotIndex.number(of: target) { state.slots[$0]!.target }
+    }
+
     /// Evaluates every registration whose target matches again soon (a host's resolution, or what DNS64
     /// revealed, changed).
     func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
-            let matching = state.slotIDs.filter { matches($0.key) }.values
+            let matching = state.slotIndex.numbers.filter { state.slots[$0].map { matches($0.target) } ?? false }
             for slotID in matching { state.due.insert(slotID) }
             return matching.isEmpty ? nil : state.loop
         }
@@ -293,7 +299,7 @@ package final class ReachabilityMonitor: Sendable {
             defer {
                 state.registrationCount = 0
                 state.slots.removeAll()
-                state.slotIDs.removeAll()
+                state.slotIndex.removeAll()
                 state.freeSlotIDs.removeAll()
                 state.dependencies = DependencyIndex()
                 state.due = SlotSet()
