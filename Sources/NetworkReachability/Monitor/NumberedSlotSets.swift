@@ -11,7 +11,8 @@ struct NumberedSlotSets<Key: Hashable> {
         var targets = SlotSet()
     }
 
-    private var numbers: [Key: Int] = [:]
+    /// Each key's set number, found through the buckets' own keys: a dictionary kept every key a second time.
+    private var numbers = NumberIndex()
     /// By number; an emptied set's number is free again.
     private var buckets: [Bucket] = []
     private var freeNumbers: [Int] = []
@@ -24,7 +25,7 @@ struct NumberedSlotSets<Key: Hashable> {
 
     /// The targets at `key`, if any.
     subscript(key: Key) -> SlotSet? {
-        numbers[key].map { buckets[$0].targets }
+        numbers.number(of: key) { buckets[$0].key! }.map { buckets[$0].targets }
     }
 
     /// The targets of the set numbered `number`, if it is still `key`'s: a set number kept beside a key finds the
@@ -44,11 +45,11 @@ struct NumberedSlotSets<Key: Hashable> {
         } else if let free = freeNumbers.popLast() {
             (number, isNew) = (free, true)
             buckets[free].key = key
-            numbers[key] = free
+            numbers.insert(free) { buckets[$0].key! }
         } else {
             (number, isNew) = (buckets.count, true)
             buckets.append(Bucket(key: key))
-            numbers[key] = number
+            numbers.insert(number) { buckets[$0].key! }
         }
         remember(key, number)
         buckets[number].targets.insert(target)
@@ -68,7 +69,7 @@ struct NumberedSlotSets<Key: Hashable> {
     mutating func remove(_ target: Int, fromSetNumbered number: Int) -> Bool {
         buckets[number].targets.remove(target)
         guard buckets[number].targets.isEmpty, let key = buckets[number].key else { return false }
-        numbers[key] = nil
+        numbers.remove(key) { buckets[$0].key! }  // while the bucket still holds it
         buckets[number].key = nil
         freeNumbers.append(number)
         if lastUsed?.number == number { lastUsed = nil }
@@ -80,7 +81,7 @@ struct NumberedSlotSets<Key: Hashable> {
     private func setNumber(of key: Key) -> Int? {
         if let lastUsed, lastUsed.key == key { return lastUsed.number }
         if let usedBefore, usedBefore.key == key { return usedBefore.number }
-        return numbers[key]
+        return numbers.number(of: key) { buckets[$0].key! }
     }
 
     private mutating func remember(_ key: Key, _ number: Int) {
