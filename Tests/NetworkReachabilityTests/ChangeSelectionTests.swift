@@ -176,6 +176,7 @@ struct ChangeSelectionTests {
     @Test func whatATargetKeepsStaysSmall() {
         #expect(MemoryLayout<TargetDependency>.stride <= 104)
         #expect(MemoryLayout<InlineFirstArray<AddressKey>>.stride <= 32)
+        #expect(MemoryLayout<EvaluatedState?>.stride <= 16)  // a slot's and a hub's latest answer
         #expect(MemoryLayout<RouteMatch?>.stride <= 40)
         #expect(MemoryLayout<NetworkChanges.Prefix>.stride <= 40)
     }

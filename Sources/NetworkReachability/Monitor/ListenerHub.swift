@@ -30,14 +30,15 @@ final class ListenerHub: Sendable {
         }
     }
 
+    // References and words first, the handler's enum and the flags last: 72 bytes, not 80.
     private struct Consumer {
         let id: UInt64
         /// The name under which at most one consumer lives, if it has one.
         let slot: String?
-        /// Called on `queue` (in the pass's batch), or straight from the monitor's thread when it has none.
-        let handler: Handler
         let queue: DispatchQueue?
         let finish: (@Sendable () -> Void)?
+        /// Called on `queue` (in the pass's batch), or straight from the monitor's thread when it has none.
+        let handler: Handler
         let deduplication: Deduplication
         var hasHeard = false
 
@@ -122,7 +123,7 @@ final class ListenerHub: Sendable {
             let initial = state.latest?.snapshot(of: target)
             state.consumers.append(
                 Consumer(
-                    id: id, slot: slot, handler: handler, queue: queue, finish: finish, deduplication: deduplication,
+                    id: id, slot: slot, queue: queue, finish: finish, handler: handler, deduplication: deduplication,
                     hasHeard: initial != nil))
             return (id, initial)
         }

@@ -103,7 +103,7 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Starts delivering `target`'s snapshots to `subscriber`, the first as soon as it is evaluated.
     ///
-    /// - Returns: an id for ``unregister(_:)``, which also comes with each delivery.
+    /// - Returns: an id for ``unregister(_:of:)``, which also comes with each delivery.
     /// - Throws: when the subscription cannot be opened.
     func register(
         _ target: ReachabilityTarget, resolutionTimeout: Duration, logger: Logger = NetworkReachability.silentLogger,
