@@ -9,7 +9,7 @@
 /// address's sets on a default route's change, and hashing each was most of the index's cost).
 struct DependencyIndex {
     /// By slot number, what a target rests on; `nil` for a number not in use.
-    private var dependencies: [TargetDependency?] = []
+    private var dependencies = ChunkedArray<TargetDependency?>()
     /// By slot number, the numbers of the interface's and source address's sets the target is in, -1 for none.
     /// Kept apart from `dependencies`, so that moving a target between sets copies no dependency in and out.
     private var interfaceSets: [Int] = []
@@ -40,12 +40,12 @@ struct DependencyIndex {
     mutating func set(_ dependency: TargetDependency, for target: Int) {
         if target >= dependencies.count {
             let missing = target + 1 - dependencies.count
-            dependencies.append(contentsOf: repeatElement(nil, count: missing))
+            for _ in 0..<missing { dependencies.append(nil) }
             interfaceSets.append(contentsOf: repeatElement(-1, count: missing))
             sourceSets.append(contentsOf: repeatElement(-1, count: missing))
         }
         // Non-optional from here on: each optional dependency made on the way cost a copy and a destroy.
-        let previous = dependencies[target].take() ?? Self.unindexed
+        let previous = dependencies.update(at: target) { $0.take() } ?? Self.unindexed
         if previous != dependency { reindex(target, from: previous, to: dependency) }
         dependencies[target] = dependency
     }
@@ -57,7 +57,8 @@ struct DependencyIndex {
 
     /// Forgets `target` (its last registration left).
     mutating func remove(_ target: Int) {
-        guard dependencies.indices.contains(target), let previous = dependencies[target].take() else { return }
+        guard dependencies.indices.contains(target), let previous = dependencies.update(at: target, { $0.take() })
+        else { return }
         reindex(target, from: previous, to: Self.unindexed)
     }
 

@@ -66,7 +66,7 @@ package final class ReachabilityMonitor: Sendable {
         var registrationCount = 0
         /// Each distinct target's slot, at a number given when its first registration arrives and free again
         /// when its last one leaves: the numbers stay dense, so that sets of them are bitmaps (``SlotSet``).
-        var slots: [TargetSlot?] = []
+        var slots = ChunkedArray<TargetSlot?>()
         /// The slot number of each target, found through the slots' own targets.
         var slotIndex = NumberIndex()
         var freeSlotIDs: [Int] = []
@@ -335,7 +335,9 @@ package final class ReachabilityMonitor: Sendable {
             let marked = state.due
             due.formUnion(marked)  // not evaluated yet, or marked
             state.due = SlotSet()
-            let evaluated = due.compactMap { slotID in state.slots[slotID].map { DueTarget(slot: slotID, target: $0.target) } }
+            let evaluated = due.compactMap { slotID in
+                state.slots.read(at: slotID) { $0.map { DueTarget(slot: slotID, target: $0.target) } }
+            }
             state.targetEvaluations += evaluated.count
             guard SharedRouteGroup.mayForm(after: changes) else { return (evaluated, []) }
             let groups = SharedRouteGroup.form(
@@ -360,8 +362,9 @@ package final class ReachabilityMonitor: Sendable {
                 case .success(let evaluated): snapshot = evaluated
                 case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
-                let holdsTarget = Self.record(
-                    snapshot, of: due[position].target, in: &state.slots[slotID], deliveries: &deliveries)
+                let holdsTarget = state.slots.update(at: slotID) { slot in
+                    Self.record(snapshot, of: due[position].target, in: &slot, deliveries: &deliveries)
+                }
                 if holdsTarget { state.dependencies.set(evaluations[position].dependency, for: slotID) }
             }
             return deliveries
