@@ -52,7 +52,7 @@ struct DependencyIndex {
 
     /// What `target`'s last entry lookup found, if its evaluation asked.
     func match(of target: Int) -> RouteMatch? {
-        dependencies.indices.contains(target) ? dependencies[target]?.match : nil
+        dependencies.indices.contains(target) ? dependencies.read(at: target) { $0?.match } : nil
     }
 
     /// Forgets `target` (its last registration left).
@@ -100,7 +100,9 @@ struct DependencyIndex {
     func affected(by changes: NetworkChanges) -> SlotSet {
         if changes.affectsEverything {
             var everything = SlotSet()
-            for target in dependencies.indices where dependencies[target] != nil { everything.insert(target) }
+            for target in dependencies.indices where dependencies.read(at: target, { $0 != nil }) {
+                everything.insert(target)
+            }
             return everything
         }
         var affected = always

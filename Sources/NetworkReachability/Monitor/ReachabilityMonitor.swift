@@ -164,7 +164,7 @@ package final class ReachabilityMonitor: Sendable {
                     state.slots.append(nil)
                 }
                 state.slots[slotID] = TargetSlot(target: target)
-                state.slotIndex.insert(slotID) { state.slots[$0]!.target }
+                state.slotIndex.insert(slotID) { state.slots.read(at: $0) { $0!.target } }
             }
             state.slots[slotID]?.registrations.append(Registration(id: id, subscriber: subscriber))
             state.registrationCount += 1
@@ -186,7 +186,7 @@ package final class ReachabilityMonitor: Sendable {
             state.slots[slotID]?.registrations.remove(at: position)
             state.registrationCount -= 1
             if state.slots[slotID]?.registrations.isEmpty == true {
-                state.slotIndex.remove(target) { state.slots[$0]!.target }  // while the slot still holds it
+                state.slotIndex.remove(target) { state.slots.read(at: $0) { $0!.target } }  // while the slot holds it
                 state.slots[slotID] = nil
                 state.freeSlotIDs.append(slotID)
                 state.dependencies.remove(slotID)
@@ -207,14 +207,14 @@ package final class ReachabilityMonitor: Sendable {
 
     /// The slot number of `target`, if it has a slot.
     private static func slotID(of target: ReachabilityTarget, in state: State) -> Int? {
-        state.slotIndex.number(of: target) { state.slots[$0]!.target }
+        state.slotIndex.number(of: target) { state.slots.read(at: $0) { $0!.target } }
     }
 
     /// Evaluates every registration whose target matches again soon (a host's resolution, or what DNS64
     /// revealed, changed).
     func reevaluate(where matches: (ReachabilityTarget) -> Bool) {
         let loop: Loop? = state.withLock { state in
-            let matching = state.slotIndex.numbers.filter { state.slots[$0].map { matches($0.target) } ?? false }
+            let matching = state.slotIndex.numbers.filter { state.slots.read(at: $0) { $0.map { matches($0.target) } ?? false } }
             for slotID in matching { state.due.insert(slotID) }
             return matching.isEmpty ? nil : state.loop
         }
@@ -351,7 +351,7 @@ package final class ReachabilityMonitor: Sendable {
             if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
         }
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
-        // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copied
+        // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copies
         // the whole slot each time).
         let deliveries: [Delivery] = state.withLock { state in
             var deliveries: [Delivery] = []
