@@ -209,11 +209,13 @@ extension ListenerHub: MonitorSubscriber {
             state.latest = EvaluatedState(snapshot)
             var first: Acceptance?
             var others: [Acceptance] = []
-            // Through indices, so each consumer is updated in place.
-            for index in state.consumers.indices
-            where state.consumers.update(at: index, { $0.accepts(snapshot, after: previous) }) {
-                let consumer = state.consumers[index]
-                let acceptance = Acceptance(consumer: consumer.id, handler: consumer.handler, queue: consumer.queue)
+            // Each consumer is updated and read in one visit, in place: reading `consumers[index]` copies it out.
+            for index in state.consumers.indices {
+                let acceptance = state.consumers.update(at: index) { consumer -> Acceptance? in
+                    guard consumer.accepts(snapshot, after: previous) else { return nil }
+                    return Acceptance(consumer: consumer.id, handler: consumer.handler, queue: consumer.queue)
+                }
+                guard let acceptance else { continue }
                 if first == nil { first = acceptance } else { others.append(acceptance) }
             }
             return (first, others)

@@ -392,10 +392,14 @@ package final class ReachabilityMonitor: Sendable {
         guard current.target == target else { return false }
         let isNew = current.last.map { !$0.matches(snapshot) } ?? true
         if isNew { current.last = EvaluatedState(snapshot) }
-        for index in current.registrations.indices where isNew || !current.registrations[index].isCurrent {
-            current.registrations.update(at: index) { $0.isCurrent = true }
-            let registration = current.registrations[index]
-            deliveries.append(Delivery(subscriber: registration.subscriber, registration: registration.id, snapshot: snapshot))
+        for index in current.registrations.indices {
+            // Read and marked in one visit: reading `registrations[index]` copies the registration out.
+            let delivery = current.registrations.update(at: index) { registration -> Delivery? in
+                guard isNew || !registration.isCurrent else { return nil }
+                registration.isCurrent = true
+                return Delivery(subscriber: registration.subscriber, registration: registration.id, snapshot: snapshot)
+            }
+            if let delivery { deliveries.append(delivery) }
         }
         return true
     }
