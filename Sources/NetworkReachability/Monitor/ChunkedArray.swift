@@ -7,9 +7,9 @@
 /// per target at 10,000 targets. A chunk is allocated once at its full size (under 128 KiB for such elements)
 /// and kept.
 struct ChunkedArray<Element>: RandomAccessCollection {
-    /// Elements per chunk: a power of two.
-    private static var chunkSize: Int { 512 }
+    /// A position's chunk is the position shifted right by this; a chunk holds 512 elements.
     private static var shift: Int { 9 }
+    private static var chunkSize: Int { 1 << shift }
 
     private var chunks: [[Element]] = []
     private(set) var count = 0
