@@ -7,7 +7,7 @@ import TestSupport
 /// The monitor re-evaluates only the targets a change can touch, and never misses one it does touch.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
 struct IncrementalEvaluationInNamespaceTests {
-    /// Listening address targets 10.0.0.1 … 10.0.0.`count`, each with its own recorder of snapshots.
+    /// Listening address targets 10.0.0.1, 10.0.0.2 … (the `count`th), each with its own recorder of snapshots.
     private final class Fleet: @unchecked Sendable {
         let backend: LinuxRoutingBackend
         let objects: [NetworkReachability]
@@ -18,7 +18,8 @@ struct IncrementalEvaluationInNamespaceTests {
             self.backend = backend
             objects = try (1...count).map { index in
                 try NetworkReachability(
-                    target: .address(IPAddress("10.0.0.\(index)")), backend: backend, logger: NetworkReachability.silentLogger)
+                    target: .address(IPAddress("10.0.\(index >> 8).\(index & 255)")), backend: backend,
+                    logger: NetworkReachability.silentLogger)
             }
             heard = objects.map { _ in Recorder<ReachabilitySnapshot>() }
             for (object, recorder) in zip(objects, heard) {
@@ -197,6 +198,27 @@ struct IncrementalEvaluationInNamespaceTests {
         try network.ip("route", "replace", "default", "via", "192.0.2.9")
         for recorder in fleet.heard { #expect(recorder.waitFor(4).last?.path.gateway?.description == "192.0.2.9") }
         #expect(fleet.requests - before < 10)
+        #expect(try fleet.matchReads())
+    }
+
+    /// A pass goes through its targets in parts (``ReachabilityMonitor/partSize``): every target of every part,
+    /// the last one short, hears the change once, and the policy rules and the `default` table are asked once per
+    /// pass, not once per part.
+    @Test func aPassOfSeveralPartsReachesEveryTargetOnceAndAsksTheTablesOnce() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 2 * ReachabilityMonitor.partSize + 40)
+        defer { fleet.stop() }
+        let before = fleet.requests
+        try network.ip("route", "del", "default")
+        for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+        // Per part (three), an entry and a path lookup; once per pass, the rules, the `default` table and the
+        // internet's routes for NAT64. Asking the rules and the table per part would make it 13.
+        #expect(fleet.requests - before <= 3 * 2 + 3)
+        // A route for the first target alone: once it hears that, the monitor has handled everything before it.
+        try network.ip("route", "add", "10.0.0.1/32", "via", TestNetwork.gatewayIPv4)
+        #expect(fleet.heard[0].waitFor(3).last?.status == .reachable(.ethernetOrWiFi))
+        #expect(fleet.heard.dropFirst().allSatisfy { $0.values.count == 2 })
         #expect(try fleet.matchReads())
     }
 

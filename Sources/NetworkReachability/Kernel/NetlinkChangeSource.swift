@@ -24,7 +24,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private var links: LinkTable
     private var refusingRoutes = RefusingRoutes()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-    private let probeMemo = TargetEvaluator.ProbeMemo()
+    private let passMemo = TargetEvaluator.PassMemo()
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
     /// Set by `close()`; `wake()` checks it under the lock so it never writes to a closed, maybe reused, descriptor.
@@ -64,7 +64,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     // MARK: - RoutingChangeSource
 
     func waitForChanges() -> RoutingChange {
-        probeMemo.clear()
+        passMemo.clear()
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -106,7 +106,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             queries: queries, links: links, classifier: classifier,
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
             hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false),
-            provisioning: provisioning, probeMemo: probeMemo,
+            provisioning: provisioning, passMemo: passMemo,
             refusingRoutes: { [unowned self] () throws(ReachabilityError) in
                 try refusingRoutes.prefixes { type throws(ReachabilityError) in
                     try queries.routes(family: .ipv4, table: nil, type: type)

@@ -2,19 +2,6 @@
 /// through the address a NAT64 prefix synthesizes for it (SEMANTICS.md). Whether it is depends only on the
 /// internet's routes and what the network provisions, so it is worked out once per monitor pass.
 extension TargetEvaluator {
-    /// Holds, for one monitor pass, what every unrouted IPv4 target of the pass would otherwise ask again: the
-    /// internet probes' answers, and what they make of NAT64. ``clear()`` before the next pass.
-    final class ProbeMemo {
-        var answers: [RouteAnswer]?
-        var nat64: NAT64Plan?
-
-        /// Forgets the pass's answers: whatever comes next may change them.
-        func clear() {
-            answers = nil
-            nat64 = nil
-        }
-    }
-
     /// How an IPv4 address without a route of its own is carried, given the internet's routes and what the
     /// network provisions: the same for every such address at one moment.
     enum NAT64Plan {
@@ -84,10 +71,10 @@ extension TargetEvaluator {
             let answers = try internetProbeAnswers()
             return try nat64Plan(ipv4: answers.ipv4, ipv6: answers.ipv6, askedAfter: mark)
         }
-        if let known = probeMemo?.nat64 { return known }
+        if let known = passMemo?.nat64 { return known }
         let answers = try internetProbeAnswers()
         let plan = try nat64Plan(ipv4: answers.ipv4, ipv6: answers.ipv6, askedAfter: nil)
-        probeMemo?.nat64 = plan
+        passMemo?.nat64 = plan
         return plan
     }
 

@@ -92,7 +92,7 @@ extension TargetEvaluator {
         _ groups: [SharedRouteGroup], of targets: [ReachabilityTarget], into evaluations: inout [TargetEvaluation?],
         lastRouted: inout RoutedOutcome?
     ) {
-        guard (try? queries.hasDefaultPolicyRules(.ipv4)) == true else { return }
+        guard ipv4RulesAreDefaults() else { return }
         var fallbackPrefixes: [NetworkChanges.Prefix]?
         var refusing: [NetworkChanges.Prefix]?
         var asked: [(group: SharedRouteGroup, members: [(position: Int, address: IPAddress)])] = []
@@ -106,9 +106,7 @@ extension TargetEvaluator {
                 guard let inside = refusing?.filter({ $0.isStrictlyInside(group.prefix) }) else { continue }
                 members.removeAll { member in inside.contains { $0.contains(member.address) } }
             } else {
-                if fallbackPrefixes == nil {
-                    fallbackPrefixes = try? queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
-                }
+                if fallbackPrefixes == nil { fallbackPrefixes = defaultTablePrefixes() }
                 guard let fallbackPrefixes, !fallbackPrefixes.contains(where: { $0.isStrictlyInside(group.prefix) }) else {
                     continue
                 }
@@ -128,6 +126,22 @@ extension TargetEvaluator {
                 evaluations[position] = describe(address, answer, match: match, lastRouted: &lastRouted)
             }
         }
+    }
+
+    /// Whether IPv4's policy rules are the defaults: the pass's memo, else asked now.
+    private func ipv4RulesAreDefaults() -> Bool {
+        if let known = passMemo?.ipv4RulesAreDefaults { return known }
+        let asked = (try? queries.hasDefaultPolicyRules(.ipv4)) == true
+        passMemo?.ipv4RulesAreDefaults = asked
+        return asked
+    }
+
+    /// The prefixes of IPv4's routes in the `default` table: the pass's memo, else asked now.
+    private func defaultTablePrefixes() -> [NetworkChanges.Prefix]? {
+        if let known = passMemo?.defaultTablePrefixes { return known }
+        let asked = try? queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
+        passMemo?.defaultTablePrefixes = asked
+        return asked
     }
 
     /// The answer a group's representative got, if every member gets it too: the same failure, or a path that

@@ -15,9 +15,9 @@ struct TargetEvaluator {
     let hostResolution: HostLookup
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
-    /// The monitor's answers to the internet probes for the current pass, so thousands of unrouted IPv4
-    /// targets ask them once, not once each; `nil` on the synchronous path.
-    var probeMemo: ProbeMemo? = nil
+    /// What the monitor's current pass has asked once for all its targets (``PassMemo``), so 10,000 targets ask
+    /// it once, not once each; `nil` on the synchronous path.
+    var passMemo: PassMemo? = nil
     /// On the synchronous path: whether to ask the internet probes along with an IPv4 address's lookup.
     var unroutedHint: UnroutedReadHint? = nil
     /// The monitor's: the prefixes of the IPv4 routes that refuse packets or pass them on, in the tables the
@@ -199,11 +199,11 @@ struct TargetEvaluator {
     func internetProbeAnswers() throws(ReachabilityError) -> (ipv4: RouteAnswer, ipv6: RouteAnswer) {
         // Both probes go out in one send: one round trip, once per monitor pass.
         let answers: ArraySlice<RouteAnswer>
-        if let remembered = probeMemo?.answers {
+        if let remembered = passMemo?.answers {
             answers = remembered[...]
         } else {
             let asked = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
-            probeMemo?.answers = asked
+            passMemo?.answers = asked
             answers = asked[...]
         }
         guard let ipv4 = answers.first, let ipv6 = answers.dropFirst().first else {
