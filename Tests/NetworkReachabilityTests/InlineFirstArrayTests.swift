@@ -29,6 +29,8 @@ struct InlineFirstArrayTests {
             }
             #expect(Array(inline) == reference)
             #expect(inline.count == reference.count && inline.isEmpty == reference.isEmpty)
+            let probe = Int.random(in: 0...step + 1, using: &generator)
+            #expect(inline.firstIndex { $0 >= probe } == reference.firstIndex { $0 >= probe })
         }
     }
 }

@@ -45,6 +45,15 @@ package struct InlineFirstArray<Element>: RandomAccessCollection {
         return body(&tail[position - 1])
     }
 
+    /// The position of the first element that satisfies `predicate`, each looked at where it is: the
+    /// collection's own `firstIndex(where:)` and `contains(where:)` copy the whole array into an iterator, and each
+    /// element out of it, with their references (a queued delivery asks this of its object's consumers).
+    package func firstIndex(where predicate: (Element) throws -> Bool) rethrows -> Int? {
+        guard let head else { return nil }
+        if try predicate(head) { return 0 }
+        return try tail.firstIndex(where: predicate).map { $0 + 1 }
+    }
+
     package mutating func append(_ element: Element) {
         if head == nil { head = element } else { tail.append(element) }
     }

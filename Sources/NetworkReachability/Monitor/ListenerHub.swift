@@ -136,7 +136,7 @@ final class ListenerHub: Sendable {
     }
 
     /// Whether the consumer is still there (a queued delivery checks this before calling user code).
-    func contains(_ id: UInt64) -> Bool { state.withLock { $0.consumers.contains { $0.id == id } } }
+    func contains(_ id: UInt64) -> Bool { state.withLock { $0.consumers.firstIndex { $0.id == id } != nil } }
 
     /// Removes a consumer; the last one out unregisters from the monitor.
     func remove(_ id: UInt64) {
@@ -152,7 +152,8 @@ final class ListenerHub: Sendable {
     /// Removes the consumer in `slot`, if any. Returns whether there was one.
     @discardableResult
     func remove(slot: String) -> Bool {
-        guard let id = state.withLock({ $0.consumers.first { $0.slot == slot }?.id }) else { return false }
+        guard let id = state.withLock({ state in state.consumers.firstIndex { $0.slot == slot }.map { state.consumers[$0].id } })
+        else { return false }
         remove(id)
         return true
     }
