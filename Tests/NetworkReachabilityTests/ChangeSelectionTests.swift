@@ -84,7 +84,8 @@ struct ChangeSelectionTests {
         // An unrouted IPv4 address may become reachable through NAT64: it also rests on the internet's routes.
         let unrouted = ReachabilitySnapshot(target: .address(address("198.51.100.7")), flags: [], path: .none)
         let nat64 = TargetEvaluator.dependency(of: .address(address("198.51.100.7")), unrouted)
-        #expect(nat64.destinations.contains(TargetEvaluator.internetProbeIPv6.key))
+        #expect(nat64.followsInternet && nat64.destinations == [address("198.51.100.7").key])
+        #expect(!narrowed.followsInternet)
 
         let pair = TargetEvaluator.dependency(of: .addressPair(local: address("192.0.2.2"), remote: address("10.0.0.7")), routed)
         #expect(pair.destinations == [address("10.0.0.7").key, address("192.0.2.2").key])
@@ -110,7 +111,7 @@ struct ChangeSelectionTests {
             for target in 0..<count {
                 let dependency = TargetDependency(
                     always: Int.random(in: 0..<20) == 0, destinations: [randomAddress().key],
-                    interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
+                    followsInternet: Int.random(in: 0..<4) == 0, interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
                     sourceAddress: Bool.random() ? randomAddress().key : nil)
                 dependencies[target] = dependency
                 index.set(dependency, for: target)
@@ -120,6 +121,7 @@ struct ChangeSelectionTests {
                     always: Int.random(in: 0..<5) == 0,
                     destinations: InlineFirstArray(
                         dependency.destinations.prefix(1) + (Bool.random() ? [randomAddress().key] : [])),
+                    followsInternet: Bool.random(),
                     interfaceIndex: Bool.random() ? Int.random(in: 1...4) : nil,
                     sourceAddress: Bool.random() ? randomAddress().key : nil)
                 dependencies[target] = changed
@@ -135,6 +137,11 @@ struct ChangeSelectionTests {
                 let length = Int.random(in: 0...address.bytes.count * 8)
                 changes.recordRoute(NetworkChanges.Prefix(address: address, length: length))
             }
+            if Int.random(in: 0..<4) == 0 {  // a route around a probe: a default route, or one of 8.0.0.0/8
+                let length = Bool.random() ? 0 : 8
+                changes.recordRoute(NetworkChanges.Prefix(address: IPAddress(bytes: [8, 0, 0, 0])!, length: length))
+            }
+            if Int.random(in: 0..<8) == 0 { changes.recordAddress(TargetEvaluator.internetProbeIPv6, onInterface: 1) }
             if Bool.random() { changes.recordLink(Int.random(in: 1...6)) }
             if Bool.random() { changes.recordAddress(randomAddress(), onInterface: Int.random(in: 1...6)) }
             let expected = Set(dependencies.filter { $0.value.isAffected(by: changes) }.keys)
@@ -223,7 +230,7 @@ extension TargetDependency {
             return true
         }
         if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.address.bytes }) { return true }
-        for destination in destinations.map(\.address) {
+        for destination in (destinations + (followsInternet ? TargetEvaluator.internetProbeKeys : [])).map(\.address) {
             if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
             if changes.routePrefixes.contains(where: { $0.containsBitByBit(destination) }) { return true }
         }

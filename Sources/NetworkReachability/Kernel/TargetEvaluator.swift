@@ -5,7 +5,7 @@ struct TargetEvaluator {
     /// covers a private or link-local prefix never matches them.
     static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
     static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
-    /// Both probes as a dependency's destinations.
+    /// Both probes as index keys: what a dependency that ``TargetDependency/followsInternet`` rests on too.
     static let internetProbeKeys = [internetProbeIPv4.key, internetProbeIPv6.key]
 
     let queries: any RouteQuerying
@@ -135,17 +135,17 @@ struct TargetEvaluator {
     static func dependency(of target: ReachabilityTarget, _ snapshot: ReachabilitySnapshot) -> TargetDependency {
         guard !snapshot.path.awaitsNAT64Discovery else { return .always }
         var destinations = InlineFirstArray<AddressKey>()
+        var followsInternet = false
         // A zone names an interface by name or index, which a re-created link changes: no narrowing.
         switch target {
         case .address(let address):
             guard address.zone == nil else { return .always }
+            destinations.append(address.key)
             if address.family == .ipv4, snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil {
                 // NAT64 carries it, or may: its answer also rests on the internet's routes and the synthesized
-                // address. The probes are a shared array: 10,000 unrouted targets allocate nothing for them.
-                destinations = InlineFirstArray(first: address.key, rest: internetProbeKeys)
+                // address.
+                followsInternet = true
                 if let synthesized = snapshot.path.synthesizedAddress { destinations.append(synthesized.key) }
-            } else {
-                destinations.append(address.key)
             }
         case .addressPair(let local, let remote):
             guard local.zone == nil, remote.zone == nil else { return .always }
@@ -154,7 +154,7 @@ struct TargetEvaluator {
         case .internet, .linkLocal, .host: return .always
         }
         return TargetDependency(
-            destinations: destinations, interfaceIndex: snapshot.path.interface?.index,
+            destinations: destinations, followsInternet: followsInternet, interfaceIndex: snapshot.path.interface?.index,
             sourceAddress: snapshot.path.sourceAddress?.key)
     }
 

@@ -15,6 +15,8 @@ struct DependencyIndex {
     private var interfaceSets: [Int] = []
     private var sourceSets: [Int] = []
     private var always = SlotSet()
+    /// The targets whose answers the internet probes' routes decide too (``TargetDependency/followsInternet``).
+    private var followingInternet = SlotSet()
     private var byInterface = NumberedSlotSets<Int>()
     private var bySource = NumberedSlotSets<AddressKey>()
     private var byDestination = NumberedSlotSets<AddressKey>()
@@ -47,7 +49,7 @@ struct DependencyIndex {
         // Non-optional from here on: each optional dependency made on the way cost a copy and a destroy.
         let previous = dependencies.update(at: target) { $0.take() } ?? Self.unindexed
         if previous != dependency { reindex(target, from: previous, to: dependency) }
-        dependencies[target] = dependency
+        dependencies.update(at: target) { $0 = dependency }  // the setter copies the chunk's element out and in
     }
 
     /// What `target`'s last entry lookup found, if its evaluation asked.
@@ -71,6 +73,7 @@ struct DependencyIndex {
     /// zoned target depends on every change anyway).
     private mutating func reindex(_ target: Int, from old: TargetDependency, to new: TargetDependency) {
         if new.always { always.insert(target) } else { always.remove(target) }
+        if !new.always && new.followsInternet { followingInternet.insert(target) } else { followingInternet.remove(target) }
         let oldInterface = old.always ? nil : old.interfaceIndex
         let newInterface = new.always ? nil : new.interfaceIndex
         if oldInterface != newInterface {
@@ -106,6 +109,9 @@ struct DependencyIndex {
             return everything
         }
         var affected = always
+        if !followingInternet.isEmpty, TargetEvaluator.internetProbeKeys.contains(where: { Self.touches(changes, $0) }) {
+            affected.formUnion(followingInternet)
+        }
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? SlotSet()) }
         for address in changes.addresses.map(\.key) {
             affected.formUnion(bySource[address] ?? SlotSet())
@@ -121,6 +127,15 @@ struct DependencyIndex {
             }
         }
         return affected
+    }
+
+    /// Whether `changes` added or removed `destination`, or changed a route whose prefix contains it.
+    private static func touches(_ changes: NetworkChanges, _ destination: AddressKey) -> Bool {
+        changes.addresses.contains { $0.key == destination }
+            || changes.routePrefixes.contains { prefix in
+                let (lowest, highest) = (prefix.bounds.lowest.key, prefix.bounds.highest.key)
+                return lowest.isIPv6 == destination.isIPv6 && !destination.precedes(lowest) && !highest.precedes(destination)
+            }
     }
 
     /// Adds a key that just got its first target, numbered `number`, or revives it when it is still there from

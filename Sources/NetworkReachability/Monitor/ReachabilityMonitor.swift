@@ -393,7 +393,9 @@ package final class ReachabilityMonitor: Sendable {
                 case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
                 let holdsTarget = state.slots.update(at: slotID) { slot in
-                    Self.record(snapshot, of: due[position].target, in: &slot, deliveries: &deliveries)
+                    // In place through `!`: binding the slot, or taking it out, copied it in and out.
+                    guard slot != nil else { return false }
+                    return Self.record(snapshot, of: due[position].target, in: &slot!, deliveries: &deliveries)
                 }
                 if holdsTarget { state.dependencies.set(evaluations[position].dependency, for: slotID) }
             }
@@ -412,18 +414,15 @@ package final class ReachabilityMonitor: Sendable {
     /// slot still holds `target` (its last registration may have left during the pass, and its number gone to
     /// another target).
     private static func record(
-        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot?,
+        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot,
         deliveries: inout [Delivery]
     ) -> Bool {
-        // Taken out and put back: optional chaining through `slot?.…` copied the snapshots in and out.
-        guard var current = slot.take() else { return false }
-        defer { slot = current }
-        guard current.target == target else { return false }
-        let isNew = current.last.map { !$0.matches(snapshot) } ?? true
-        if isNew { current.last = EvaluatedState(snapshot) }
-        for index in current.registrations.indices {
+        guard slot.target == target else { return false }
+        let isNew = slot.last.map { !$0.matches(snapshot) } ?? true
+        if isNew { slot.last = EvaluatedState(snapshot) }
+        for index in slot.registrations.indices {
             // Read and marked in one visit: reading `registrations[index]` copies the registration out.
-            let delivery = current.registrations.update(at: index) { registration -> Delivery? in
+            let delivery = slot.registrations.update(at: index) { registration -> Delivery? in
                 guard isNew || !registration.isCurrent else { return nil }
                 registration.isCurrent = true
                 return Delivery(subscriber: registration.subscriber, registration: registration.id, snapshot: snapshot)

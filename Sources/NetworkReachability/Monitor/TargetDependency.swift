@@ -3,7 +3,8 @@
 ///
 /// The rule: a batch touches the target when it affects everything, or changed a link or the addresses of
 /// the output interface, or added or removed the source address or a destination, or changed a route whose
-/// prefix contains a destination; an ``always`` target is touched by every batch. ``DependencyIndex``
+/// prefix contains a destination (the internet probes count as destinations of a target that
+/// ``followsInternet``); an ``always`` target is touched by every batch. ``DependencyIndex``
 /// applies it to all targets at once.
 ///
 /// Sound because a route only matches destinations inside its prefix, a link change that can revive
@@ -23,6 +24,10 @@ package struct TargetDependency: Sendable, Equatable {
     private var storedInterfaceIndex: UInt32?
     /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
     package var always = false
+    /// The internet probes' routes decide the answer too (an IPv4 address NAT64 carries, or may). A flag, not two
+    /// more destinations: a default route's change moves 10,000 such targets in and out, and the index keeps them
+    /// in one set instead of hashing two keys for each.
+    package var followsInternet = false
 
     /// The output interface of the answer's route. Kept in 32 bits, as the kernel gives it (`RTA_OIF`); an index
     /// that does not fit, which no kernel gives, makes the dependency ``always``, so nothing is missed.
@@ -38,11 +43,11 @@ package struct TargetDependency: Sendable, Equatable {
     package static let always = TargetDependency(always: true)
 
     package init(
-        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], interfaceIndex: Int? = nil,
-        sourceAddress: AddressKey? = nil,
-        match: RouteMatch? = nil
+        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], followsInternet: Bool = false,
+        interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil, match: RouteMatch? = nil
     ) {
         self.destinations = destinations
+        self.followsInternet = followsInternet
         self.sourceAddress = sourceAddress
         self.match = match
         self.always = always
