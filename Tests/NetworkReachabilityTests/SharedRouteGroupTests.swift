@@ -34,6 +34,36 @@ struct SharedRouteGroupTests {
             ])
     }
 
+    /// Members of two groups in turn: each joins its own, whichever group the one before it joined.
+    @Test func membersOfTwoGroupsInTurnEachJoinTheirOwn() throws {
+        let all = try Self.prefix("0.0.0.0", 0)
+        let net = try Self.prefix("10.1.0.0", 16)
+        let targets = try zip(Self.addresses(10), Self.addresses(10, in: "10.1.0.")).flatMap { [$0, $1] }
+        let matches = targets.indices.map {
+            RouteMatch.entry(MatchedRoute(table: Self.main, prefix: $0.isMultiple(of: 2) ? all : net))
+        }
+        let groups = SharedRouteGroup.form(
+            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        #expect(
+            groups == [
+                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(stride(from: 0, to: 20, by: 2))),
+                SharedRouteGroup(prefix: net, matchedNothing: false, positions: Array(stride(from: 1, to: 20, by: 2))),
+            ])
+    }
+
+    /// `isSame(as:)` against its meaning: each prefix lies inside the other.
+    @Test func prefixesAreTheSameExactlyWhenEachLiesInsideTheOther() {
+        var generator = SplitMix64(seed: 0x5A4E)
+        for _ in 0..<5_000 {
+            func randomPrefix() -> NetworkChanges.Prefix {
+                let address = IPAddress(bytes: [10, UInt8.random(in: 0...1, using: &generator), 0, 0])!
+                return NetworkChanges.Prefix(address: address, length: Int.random(in: 6...17, using: &generator))
+            }
+            let (a, b) = (randomPrefix(), randomPrefix())
+            #expect(a.isSame(as: b) == (a.lies(inside: b) && b.lies(inside: a)), "\(a) \(b)")
+        }
+    }
+
     @Test func targetsThatMatchedNothingGroupUnderTheNarrowestChangedPrefixAroundThem() throws {
         let all = try Self.prefix("0.0.0.0", 0)
         let net = try Self.prefix("10.1.0.0", 16)

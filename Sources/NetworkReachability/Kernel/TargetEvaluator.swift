@@ -84,8 +84,8 @@ struct TargetEvaluator {
         var lastRouted: RoutedOutcome?
         if !groups.isEmpty { evaluateShared(groups, of: targets, into: &evaluations, lastRouted: &lastRouted) }
         var batchable: [(position: Int, address: IPAddress)] = []
-        for (position, target) in targets.enumerated() where evaluations[position] == nil {
-            if case .address(let address) = target, address.zone == nil { batchable.append((position, address)) }
+        for position in targets.indices where evaluations[position] == nil {
+            if case .address(let address) = targets[position], address.zone == nil { batchable.append((position, address)) }
         }
         for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
             let chunk = batchable[start..<min(start + Self.batchSize, batchable.count)]
@@ -94,10 +94,18 @@ struct TargetEvaluator {
                 evaluations[position] = describe(address, answer, match: match, lastRouted: &lastRouted)
             }
         }
-        return targets.enumerated().map { position, target in
-            evaluations[position]
-                ?? Self.evaluation(of: target, match: nil) { () throws(ReachabilityError) in try evaluate(target) }
+        // Each evaluation moved out, not copied: a copy retained and released every path and destination list.
+        var evaluated: [TargetEvaluation] = []
+        evaluated.reserveCapacity(targets.count)
+        for position in targets.indices {
+            if let evaluation = evaluations[position].take() {
+                evaluated.append(evaluation)
+            } else {
+                let target = targets[position]
+                evaluated.append(Self.evaluation(of: target, match: nil) { () throws(ReachabilityError) in try evaluate(target) })
+            }
         }
+        return evaluated
     }
 
     /// An address target's evaluation from the kernel's answer for it, described like `lastRouted` when it got

@@ -46,14 +46,24 @@ package struct SharedRouteGroup: Sendable, Equatable {
     ) -> [SharedRouteGroup] {
         guard mayForm(after: changes) else { return [] }
         var groups: [SharedRouteGroup] = []
+        // The group the last member joined, looked at first: after a default route's change nearly every target
+        // joins the same one.
+        var lastJoined = 0
         for (position, target) in targets.enumerated() {
             guard case .address(let address) = target, address.zone == nil, isOrdinaryIPv4Unicast(address),
                 !isMarked[position], let match = matches[position],
                 let (prefix, matchedNothing) = groupPrefix(of: address, match, among: changes.routePrefixes)
             else { continue }
-            if let index = groups.firstIndex(where: { $0.matchedNothing == matchedNothing && $0.prefix.isSame(as: prefix) }) {
+            func joins(_ index: Int) -> Bool {
+                groups[index].matchedNothing == matchedNothing && groups[index].prefix.isSame(as: prefix)
+            }
+            if groups.indices.contains(lastJoined), joins(lastJoined) {
+                groups[lastJoined].positions.append(position)
+            } else if let index = groups.indices.first(where: joins) {
                 groups[index].positions.append(position)
+                lastJoined = index
             } else {
+                lastJoined = groups.count
                 groups.append(SharedRouteGroup(prefix: prefix, matchedNothing: matchedNothing, positions: [position]))
             }
         }
@@ -92,8 +102,8 @@ package struct SharedRouteGroup: Sendable, Equatable {
 }
 
 extension NetworkChanges.Prefix {
-    /// Whether both prefixes cover the same addresses.
-    func isSame(as other: Self) -> Bool { lies(inside: other) && other.lies(inside: self) }
+    /// Whether both prefixes cover the same addresses: of one length, one holds the other's address.
+    func isSame(as other: Self) -> Bool { length == other.length && other.contains(address) }
 
     /// Whether the prefix lies inside `other` and is narrower: a route to it can take some of `other`'s
     /// addresses and leave the rest.
