@@ -24,22 +24,28 @@ package final class DeliveryBatch {
         var deliveries: [Delivery]
     }
 
-    private var groups: [Group] = []
+    // Unchecked: one thread uses a batch (above), and the runtime's exclusivity check on each access was 40 % of
+    // adding a delivery.
+    @exclusivity(unchecked) private var groups: [Group] = []
     /// Where each queue's group is, by the queue's identity; most passes see one queue, the last group's.
     private var positions: [ObjectIdentifier: Int] = [:]
 
     package init() {}
 
-    /// Adds `delivery` to those for `queue`.
-    func add(_ delivery: Delivery, on queue: DispatchQueue) {
+    /// Adds `delivery` to those for `queue`. Consumed, so that it moves into the list instead of being copied, with
+    /// its references, 10,000 times a pass.
+    func add(_ delivery: consuming Delivery, on queue: DispatchQueue) {
+        let position: Int
         if let last = groups.indices.last, groups[last].queue === queue {
-            groups[last].deliveries.append(delivery)
-        } else if let position = positions[ObjectIdentifier(queue)] {
-            groups[position].deliveries.append(delivery)
+            position = last
+        } else if let known = positions[ObjectIdentifier(queue)] {
+            position = known
         } else {
-            positions[ObjectIdentifier(queue)] = groups.count
-            groups.append(Group(queue: queue, deliveries: [delivery]))
+            position = groups.count
+            positions[ObjectIdentifier(queue)] = position
+            groups.append(Group(queue: queue, deliveries: []))
         }
+        groups[position].deliveries.append(delivery)
     }
 
     /// Sends each queue its deliveries as one block, and starts over empty.
