@@ -1,7 +1,7 @@
 import Dispatch
 
-/// The queue deliveries of one monitor pass, sent as one block per queue when the pass ends: 10,000 objects
-/// listening on one queue then cost one `async` and at most one thread woken, not 10,000 of each.
+/// The queue deliveries of one part of a monitor pass, sent as one block per queue when the part ends: 10,000
+/// objects listening on one queue then cost one `async` per part of 256, not 10,000.
 ///
 /// Each queue's deliveries keep the order they were added in. Used only by the thread that made it.
 package final class DeliveryBatch {
