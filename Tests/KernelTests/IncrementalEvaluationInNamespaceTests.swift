@@ -212,13 +212,24 @@ struct IncrementalEvaluationInNamespaceTests {
         let before = fleet.requests
         try network.ip("route", "del", "default")
         for recorder in fleet.heard { #expect(recorder.waitFor(2).last?.status == .notReachable) }
+        // Most answers were made from another member's: each names its own target.
+        #expect(zip(fleet.objects, fleet.heard).allSatisfy { $1.values.last?.target == $0.target })
         // Per part (three), an entry and a path lookup; once per pass, the rules, the `default` table and the
         // internet's routes for NAT64. Asking the rules and the table per part would make it 13.
         #expect(fleet.requests - before <= 3 * 2 + 3)
-        // A route for the first target alone: once it hears that, the monitor has handled everything before it.
-        try network.ip("route", "add", "10.0.0.1/32", "via", TestNetwork.gatewayIPv4)
-        #expect(fleet.heard[0].waitFor(3).last?.status == .reachable(.ethernetOrWiFi))
-        #expect(fleet.heard.dropFirst().allSatisfy { $0.values.count == 2 })
+        // A route for the last target alone: once it hears that, the monitor has handled everything before it. The
+        // last target's answer was made from another member's, so this also shows it rests on its own address.
+        let last = fleet.objects.count
+        try network.ip("route", "add", "10.0.\(last >> 8).\(last & 255)/32", "via", TestNetwork.gatewayIPv4)
+        #expect(fleet.heard[last - 1].waitFor(3).last?.status == .reachable(.ethernetOrWiFi))
+        #expect(fleet.heard.dropLast().allSatisfy { $0.values.count == 2 })
+        // Back through the default route, answered alike again; then a refusing route for one of them alone.
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        for recorder in fleet.heard.dropLast() { #expect(recorder.waitFor(3).last?.status == .reachable(.ethernetOrWiFi)) }
+        #expect(zip(fleet.objects, fleet.heard).allSatisfy { $1.values.last?.target == $0.target })
+        let other = last - 1
+        try network.ip("route", "add", "unreachable", "10.0.\(other >> 8).\(other & 255)/32")
+        #expect(fleet.heard[other - 1].waitFor(4).last?.status == .notReachable)
         #expect(try fleet.matchReads())
     }
 

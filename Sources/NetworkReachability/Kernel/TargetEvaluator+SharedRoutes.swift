@@ -122,8 +122,16 @@ extension TargetEvaluator {
                 let (answer, match) = Self.sharedAnswer(
                     entry: answers[2 * index], path: answers[2 * index + 1], after: group.prefix)
             else { continue }
+            // The first member described stands for the others where its description does not name its address.
+            var model: TargetEvaluation?
             for (position, address) in members {
-                evaluations[position] = describe(address, answer, match: match, lastRouted: &lastRouted)
+                if let shared = model?.evaluation(of: address) {
+                    evaluations[position] = shared
+                    continue
+                }
+                let evaluation = describe(address, answer, match: match, lastRouted: &lastRouted)
+                if model == nil, evaluation.evaluation(of: address) != nil { model = evaluation }
+                evaluations[position] = evaluation
             }
         }
     }
@@ -198,4 +206,22 @@ extension RouteMessage {
     /// Whether every destination matching this entry takes the same path: a unicast route with one next hop. The
     /// source the kernel picks for it is the entry's own or its next hop's, never per destination (IPv4).
     var leavesOnePath: Bool { type == .unicast && !hasNextHopChoice && family == UInt8(AF_INET) }
+}
+
+extension TargetEvaluation {
+    /// This evaluation of one member of a ``SharedRouteGroup`` made another's, `address`'s: the same answer, so the
+    /// same flags, path and dependency, for the member's own target and destination. A description is the same for
+    /// every destination that gets the same answer (``TargetEvaluator/RoutedOutcome`` rests on that too), except
+    /// where it names the address (a NAT64-synthesized one); a failed evaluation rests on everything. `nil` for
+    /// those, and the member is described on its own.
+    fileprivate func evaluation(of address: IPAddress) -> TargetEvaluation? {
+        guard case .success(var snapshot) = result, snapshot.path.synthesizedAddress == nil, !dependency.always,
+            case .address(let own) = snapshot.target, dependency.destinations.count == 1,
+            dependency.destinations[0] == own.key
+        else { return nil }
+        snapshot.target = .address(address)
+        var dependency = dependency
+        dependency.destinations = InlineFirstArray(first: address.key, rest: [])  // a literal goes through an array
+        return TargetEvaluation(result: .success(snapshot), dependency: dependency)
+    }
 }
