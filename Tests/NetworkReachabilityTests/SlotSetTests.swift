@@ -40,7 +40,7 @@ struct SlotSetTests {
         #expect(Array(slots) == Array(stride(from: 3, through: 996, by: 3)))
     }
 
-    @Test(arguments: [(1, 1), (1, 40), (40, 1), (40, 40), (0, 40), (40, 0), (300, 5_000)])
+    @Test(arguments: [(1, 1), (1, 40), (40, 1), (300, 1), (40, 40), (0, 40), (40, 0), (300, 5_000)])
     func unionHoldsTheElementsOfBoth(firstCount: Int, secondCount: Int) {
         var generator = SplitMix64(seed: UInt64(firstCount * 100_003 + secondCount))
         let first = Set((0..<firstCount).map { _ in Int.random(in: 0..<512, using: &generator) })

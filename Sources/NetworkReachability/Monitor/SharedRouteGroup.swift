@@ -49,10 +49,12 @@ package struct SharedRouteGroup: Sendable, Equatable {
         // The group the last member joined, looked at first: after a default route's change nearly every target
         // joins the same one.
         var lastJoined = 0
+        var lastEntry: (prefix: NetworkChanges.Prefix, changed: Bool)?
         for (position, target) in targets.enumerated() {
             guard case .address(let address) = target, address.zone == nil, isOrdinaryIPv4Unicast(address),
                 !isMarked[position], let match = matches[position],
-                let (prefix, matchedNothing) = groupPrefix(of: address, match, among: changes.routePrefixes)
+                let (prefix, matchedNothing) = groupPrefix(
+                    of: address, match, among: changes.routePrefixes, lastEntry: &lastEntry)
             else { continue }
             func joins(_ index: Int) -> Bool {
                 groups[index].matchedNothing == matchedNothing && groups[index].prefix.isSame(as: prefix)
@@ -73,12 +75,19 @@ package struct SharedRouteGroup: Sendable, Equatable {
     /// The prefix whose group `address` joins: the changed `main` route it matched, or, when it matched nothing, the
     /// narrowest changed prefix around it. `nil` when it joins none: it matched another table or an unchanged route,
     /// or a narrower changed route may take it alone.
+    /// `lastEntry` holds whether the last entry asked about is among the changed routes: the members of a group
+    /// matched one entry, and asking for each was a third of forming the groups.
     private static func groupPrefix(
-        of address: IPAddress, _ match: RouteMatch, among changed: [NetworkChanges.Prefix]
+        of address: IPAddress, _ match: RouteMatch, among changed: [NetworkChanges.Prefix],
+        lastEntry: inout (prefix: NetworkChanges.Prefix, changed: Bool)?
     ) -> (prefix: NetworkChanges.Prefix, matchedNothing: Bool)? {
         switch match {
         case .entry(let previous):
-            guard previous.table == MatchedRoute.mainTable, changed.contains(where: { $0.isSame(as: previous.prefix) }),
+            guard previous.table == MatchedRoute.mainTable else { return nil }
+            if lastEntry?.prefix != previous.prefix {
+                lastEntry = (previous.prefix, changed.contains { $0.isSame(as: previous.prefix) })
+            }
+            guard lastEntry?.changed == true,
                 !changed.contains(where: { $0.length > previous.prefix.length && $0.contains(address) })
             else { return nil }
             return (previous.prefix, false)

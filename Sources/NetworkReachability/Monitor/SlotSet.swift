@@ -102,6 +102,9 @@ struct SlotSet: Sequence {
             return
         case (.empty, _):
             self = other
+        case (_, .one(let slot)):
+            // Most destinations have one target: a default route's change joins 10,000 such sets.
+            insert(slot)
         case (.dense(var words, _), .dense(let others, _)):
             storage = .empty
             if others.count > words.count { words.append(contentsOf: repeatElement(0, count: others.count - words.count)) }
