@@ -199,6 +199,27 @@ struct ChangeSelectionTests {
         #expect(prefix("10.0.0.0", 99).length == 32 && prefix("2001:db8::", 64).length == 64)
     }
 
+    /// `contains` masks words; the oracle compares bit by bit, across both families and every length.
+    @Test func aPrefixContainsExactlyTheAddressesThatShareItsBits() {
+        var generator = SplitMix64(seed: 0xC0_7A1)
+        for _ in 0..<20_000 {
+            func random(_ count: Int, near base: [UInt8]) -> IPAddress {
+                // Mostly a few bits from `base`, so that long shared prefixes come up.
+                let bytes = (0..<count).map { index in
+                    Int.random(in: 0..<4, using: &generator) == 0 ? UInt8.random(in: 0...255, using: &generator) : base[index]
+                }
+                return IPAddress(bytes: bytes)!
+            }
+            let count = Bool.random(using: &generator) ? 4 : 16
+            let base = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let network = random(count, near: base)
+            let otherFamily = Int.random(in: 0..<10, using: &generator) == 0
+            let candidate = random(otherFamily ? 20 - count : count, near: base)
+            let prefix = NetworkChanges.Prefix(address: network, length: Int.random(in: 0...count * 8 + 3, using: &generator))
+            #expect(prefix.contains(candidate) == prefix.containsBitByBit(candidate), "\(prefix) \(candidate)")
+        }
+    }
+
     @Test func prefixBoundsSpanExactlyThePrefix() {
         let bounds = prefix("10.0.0.16", 28).bounds
         #expect(bounds.lowest == address("10.0.0.16"))

@@ -179,6 +179,18 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         head != other.head ? head < other.head : tail < other.tail
     }
 
+    /// Whether this address's first `length` bits are `network`'s, both of one family (zones are not compared);
+    /// `length` is clamped to the address's width. The same as lying between `network`'s ``prefixBounds(length:)``,
+    /// without making them: a pass over 10,000 targets asks this of each.
+    func sharesPrefix(with network: IPAddress, length: Int) -> Bool {
+        guard family == network.family else { return false }
+        let bits = min(max(length, 0), byteCount * 8)
+        // Shifts by 64 or more give zero: a mask of no bits.
+        let headMask = bits >= 64 ? UInt64.max : UInt64.max << (64 - bits)
+        let tailMask = bits <= 64 ? 0 : UInt64.max << (128 - bits)
+        return (head ^ network.head) & headMask == 0 && (tail ^ network.tail) & tailMask == 0
+    }
+
     /// The lowest and highest addresses of the `length`-bit prefix this address lies in (host bits all zero,
     /// and all one), without a zone; `length` is clamped to the address's width.
     func prefixBounds(length: Int) -> (lowest: IPAddress, highest: IPAddress) {

@@ -37,12 +37,7 @@ package struct NetworkChanges: Sendable, Equatable {
         }
 
         /// Whether `candidate` (of either family, any zone) lies inside the prefix.
-        package func contains(_ candidate: IPAddress) -> Bool {
-            guard candidate.family == address.family else { return false }
-            let (lowest, highest) = bounds
-            let bare = candidate.withoutZone
-            return !bare.precedesInByteOrder(lowest) && !highest.precedesInByteOrder(bare)
-        }
+        package func contains(_ candidate: IPAddress) -> Bool { candidate.sharesPrefix(with: address, length: length) }
     }
 
     /// Beyond this many route prefixes in one batch, listing them costs more than re-evaluating everything.
