@@ -39,7 +39,7 @@ struct DependencyIndex {
     }
 
     /// Records what `target`'s latest answer rests on, replacing what it rested on before.
-    mutating func set(_ dependency: TargetDependency, for target: Int) {
+    mutating func set(_ dependency: consuming TargetDependency, for target: Int) {
         if target >= dependencies.count {
             let missing = target + 1 - dependencies.count
             for _ in 0..<missing { dependencies.append(nil) }
@@ -49,7 +49,10 @@ struct DependencyIndex {
         // Non-optional from here on: each optional dependency made on the way cost a copy and a destroy.
         let previous = dependencies.update(at: target) { $0.take() } ?? Self.unindexed
         if previous != dependency { reindex(target, from: previous, to: dependency) }
-        dependencies.update(at: target) { $0 = dependency }  // the setter copies the chunk's element out and in
+        // Moved in, not copied (a copy retains its destinations and match); the setter copied the chunk's element
+        // out and in besides.
+        var incoming: TargetDependency? = consume dependency
+        dependencies.update(at: target) { swap(&$0, &incoming) }
     }
 
     /// What `target`'s last entry lookup found, if its evaluation asked.

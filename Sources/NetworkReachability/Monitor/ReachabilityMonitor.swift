@@ -375,7 +375,7 @@ package final class ReachabilityMonitor: Sendable {
             return (evaluated, groups)
         }
         guard !due.isEmpty else { return }
-        let evaluations = source.evaluate(due.map(\.target), sharing: groups)
+        var evaluations = source.evaluate(due.map(\.target), sharing: groups)
         for (evaluation, entry) in zip(evaluations, due) {
             if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
         }
@@ -397,7 +397,11 @@ package final class ReachabilityMonitor: Sendable {
                     guard slot != nil else { return false }
                     return Self.record(snapshot, of: due[position].target, in: &slot!, deliveries: &deliveries)
                 }
-                if holdsTarget { state.dependencies.set(evaluations[position].dependency, for: slotID) }
+                guard holdsTarget else { continue }
+                // Moved out of the list, which has no more use for it, instead of copied.
+                var dependency = TargetDependency()
+                swap(&dependency, &evaluations[position].dependency)
+                state.dependencies.set(dependency, for: slotID)
             }
             return deliveries
         }
