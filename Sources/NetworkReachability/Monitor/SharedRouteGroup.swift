@@ -75,6 +75,7 @@ package struct SharedRouteGroup: Sendable, Equatable {
     /// The prefix whose group `address` joins: the changed `main` route it matched, or, when it matched nothing, the
     /// narrowest changed prefix around it. `nil` when it joins none: it matched another table or an unchanged route,
     /// or a narrower changed route may take it alone.
+    ///
     /// `lastEntry` holds whether the last entry asked about is among the changed routes: the members of a group
     /// matched one entry, and asking for each was a third of forming the groups.
     private static func groupPrefix(
