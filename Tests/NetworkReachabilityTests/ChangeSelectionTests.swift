@@ -251,7 +251,7 @@ extension TargetDependency {
             return true
         }
         if let sourceAddress, changes.addresses.contains(where: { $0.bytes == sourceAddress.address.bytes }) { return true }
-        for destination in (destinations + (followsInternet ? TargetEvaluator.internetProbeKeys : [])).map(\.address) {
+        for destination in (destinations + (followsInternet ? TargetEvaluator.internetProbes.map(\.key) : [])).map(\.address) {
             if changes.addresses.contains(where: { $0.bytes == destination.bytes }) { return true }
             if changes.routePrefixes.contains(where: { $0.containsBitByBit(destination) }) { return true }
         }

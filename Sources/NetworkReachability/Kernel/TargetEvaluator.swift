@@ -5,8 +5,8 @@ struct TargetEvaluator {
     /// covers a private or link-local prefix never matches them.
     static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
     static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
-    /// Both probes as index keys: what a dependency that ``TargetDependency/followsInternet`` rests on too.
-    static let internetProbeKeys = [internetProbeIPv4.key, internetProbeIPv6.key]
+    /// Both probes: what a dependency that ``TargetDependency/followsInternet`` rests on too.
+    static let internetProbes = [internetProbeIPv4, internetProbeIPv6]
 
     let queries: any RouteQuerying
     let links: any LinkSource

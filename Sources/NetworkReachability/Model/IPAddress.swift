@@ -184,20 +184,21 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// without making them: a pass over 10,000 targets asks this of each.
     func sharesPrefix(with network: IPAddress, length: Int) -> Bool {
         guard family == network.family else { return false }
+        let (headMask, tailMask) = prefixMasks(length: length)
+        return (head ^ network.head) & headMask == 0 && (tail ^ network.tail) & tailMask == 0
+    }
+
+    /// The masks of a `length`-bit prefix over `head` and `tail`, `length` clamped to the address's width.
+    private func prefixMasks(length: Int) -> (head: UInt64, tail: UInt64) {
         let bits = min(max(length, 0), byteCount * 8)
         // Shifts by 64 or more give zero: a mask of no bits.
-        let headMask = bits >= 64 ? UInt64.max : UInt64.max << (64 - bits)
-        let tailMask = bits <= 64 ? 0 : UInt64.max << (128 - bits)
-        return (head ^ network.head) & headMask == 0 && (tail ^ network.tail) & tailMask == 0
+        return (bits >= 64 ? UInt64.max : UInt64.max << (64 - bits), bits <= 64 ? 0 : UInt64.max << (128 - bits))
     }
 
     /// The lowest and highest addresses of the `length`-bit prefix this address lies in (host bits all zero,
     /// and all one), without a zone; `length` is clamped to the address's width.
     func prefixBounds(length: Int) -> (lowest: IPAddress, highest: IPAddress) {
-        let bits = min(max(length, 0), byteCount * 8)
-        // Shifts by 64 or more give zero: a mask of no bits.
-        let headMask = bits >= 64 ? UInt64.max : UInt64.max << (64 - bits)
-        let tailMask = bits <= 64 ? 0 : UInt64.max << (128 - bits)
+        let (headMask, tailMask) = prefixMasks(length: length)
         // IPv4 lives in head's top four bytes; the rest stays zero in the highest address too.
         let headWidth: UInt64 = family == .ipv4 ? 0xFFFF_FFFF_0000_0000 : .max
         let tailWidth: UInt64 = family == .ipv4 ? 0 : .max

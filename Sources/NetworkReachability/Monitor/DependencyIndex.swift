@@ -112,7 +112,7 @@ struct DependencyIndex {
             return everything
         }
         var affected = always
-        if !followingInternet.isEmpty, TargetEvaluator.internetProbeKeys.contains(where: { Self.touches(changes, $0) }) {
+        if !followingInternet.isEmpty, TargetEvaluator.internetProbes.contains(where: { Self.touches(changes, $0) }) {
             affected.formUnion(followingInternet)
         }
         for index in changes.links.union(changes.addressInterfaces) { affected.formUnion(byInterface[index] ?? SlotSet()) }
@@ -133,12 +133,8 @@ struct DependencyIndex {
     }
 
     /// Whether `changes` added or removed `destination`, or changed a route whose prefix contains it.
-    private static func touches(_ changes: NetworkChanges, _ destination: AddressKey) -> Bool {
-        changes.addresses.contains { $0.key == destination }
-            || changes.routePrefixes.contains { prefix in
-                let (lowest, highest) = (prefix.bounds.lowest.key, prefix.bounds.highest.key)
-                return lowest.isIPv6 == destination.isIPv6 && !destination.precedes(lowest) && !highest.precedes(destination)
-            }
+    private static func touches(_ changes: NetworkChanges, _ destination: IPAddress) -> Bool {
+        changes.addresses.contains { $0.key == destination.key } || changes.routePrefixes.contains { $0.contains(destination) }
     }
 
     /// Adds a key that just got its first target, numbered `number`, or revives it when it is still there from
