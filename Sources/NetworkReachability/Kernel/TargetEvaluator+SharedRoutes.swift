@@ -123,14 +123,17 @@ extension TargetEvaluator {
                     entry: answers[2 * index], path: answers[2 * index + 1], after: group.prefix)
             else { continue }
             // The first member described stands for the others where its description does not name its address.
+            // Only the first is tried: when it cannot stand for them (a synthesized address), none can.
             var model: TargetEvaluation?
+            var isFirst = true
             for (position, address) in members {
                 if let shared = model?.evaluation(of: address) {
                     evaluations[position] = shared
                     continue
                 }
                 let evaluation = describe(address, answer, match: match, lastRouted: &lastRouted)
-                if model == nil, evaluation.evaluation(of: address) != nil { model = evaluation }
+                if isFirst, evaluation.evaluation(of: address) != nil { model = evaluation }
+                isFirst = false
                 evaluations[position] = evaluation
             }
         }
