@@ -376,12 +376,11 @@ package final class ReachabilityMonitor: Sendable {
         }
         guard !due.isEmpty else { return }
         var evaluations = source.evaluate(due.map(\.target), sharing: groups)
-        for (evaluation, entry) in zip(evaluations, due) {
-            if case .failure(let error) = evaluation.result { log(.warning, "evaluating \(entry.target) failed: \(error)") }
-        }
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
         // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copies
         // the whole slot each time).
+        // Failures are logged once the lock is released. (A loop of their own over the evaluations copied each one.)
+        var failures: [(target: ReachabilityTarget, error: ReachabilityError)] = []
         let deliveries: [Delivery] = state.withLock { state in
             var deliveries: [Delivery] = []
             deliveries.reserveCapacity(due.count)
@@ -390,7 +389,9 @@ package final class ReachabilityMonitor: Sendable {
                 let snapshot: ReachabilitySnapshot
                 switch evaluations[position].result {
                 case .success(let evaluated): snapshot = evaluated
-                case .failure: snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
+                case .failure(let error):
+                    failures.append((due[position].target, error))
+                    snapshot = ReachabilitySnapshot(target: due[position].target, flags: [], path: .none)
                 }
                 let holdsTarget = state.slots.update(at: slotID) { slot in
                     // In place through `!`: binding the slot, or taking it out, copied it in and out.
@@ -405,6 +406,7 @@ package final class ReachabilityMonitor: Sendable {
             }
             return deliveries
         }
+        for (target, error) in failures { log(.warning, "evaluating \(target) failed: \(error)") }
         for delivery in deliveries {
             delivery.subscriber.receive(delivery.snapshot, registration: delivery.registration, batch: batch)
         }
