@@ -223,8 +223,11 @@ extension TargetEvaluation {
             dependency.destinations[0] == own.key
         else { return nil }
         snapshot.target = .address(address)
-        var dependency = dependency
-        dependency.destinations = InlineFirstArray(first: address.key, rest: [])  // a literal goes through an array
+        // Made anew, not copied and changed: the copy's destinations were retained only to be released.
+        let dependency = TargetDependency(
+            destinations: InlineFirstArray(first: address.key, rest: []),  // a literal goes through an array
+            followsInternet: dependency.followsInternet, interfaceIndex: dependency.interfaceIndex,
+            sourceAddress: dependency.sourceAddress, match: dependency.match)
         return TargetEvaluation(result: .success(snapshot), dependency: dependency)
     }
 }
