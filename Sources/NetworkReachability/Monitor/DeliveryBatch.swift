@@ -29,8 +29,15 @@ package final class DeliveryBatch {
     @exclusivity(unchecked) private var groups: [Group] = []
     /// Where each queue's group is, by the queue's identity; most passes see one queue, the last group's.
     private var positions: [ObjectIdentifier: Int] = [:]
+    /// Room the next first group reserves (``expect(_:)``).
+    private var expected = 0
 
     package init() {}
+
+    /// Says how many deliveries are about to be added, at most: the first queue's group reserves room for them all
+    /// (most passes see one queue), instead of growing a part's 256 deliveries by doubling, eight copies and
+    /// allocations on the way. Until the next ``send()``.
+    func expect(_ count: Int) { expected = count }
 
     /// Adds `delivery` to those for `queue`. Consumed, so that it moves into the list instead of being copied, with
     /// its references, 10,000 times a pass.
@@ -43,7 +50,9 @@ package final class DeliveryBatch {
         } else {
             position = groups.count
             positions[ObjectIdentifier(queue)] = position
-            groups.append(Group(queue: queue, deliveries: []))
+            var deliveries: [Delivery] = []
+            if position == 0 { deliveries.reserveCapacity(expected) }
+            groups.append(Group(queue: queue, deliveries: deliveries))
         }
         groups[position].deliveries.append(delivery)
     }
@@ -58,5 +67,6 @@ package final class DeliveryBatch {
         }
         groups.removeAll()
         positions.removeAll()
+        expected = 0
     }
 }

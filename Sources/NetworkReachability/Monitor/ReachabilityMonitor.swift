@@ -407,6 +407,7 @@ package final class ReachabilityMonitor: Sendable {
             return deliveries
         }
         for (target, error) in failures { log(.warning, "evaluating \(target) failed: \(error)") }
+        batch.expect(deliveries.count)
         for delivery in deliveries {
             delivery.subscriber.receive(delivery.snapshot, registration: delivery.registration, batch: batch)
         }
