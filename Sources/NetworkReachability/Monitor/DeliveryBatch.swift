@@ -34,9 +34,9 @@ package final class DeliveryBatch {
 
     package init() {}
 
-    /// Says how many deliveries are about to be added, at most: the first queue's group reserves room for them all
-    /// (most passes see one queue), instead of growing a part's 256 deliveries by doubling, eight copies and
-    /// allocations on the way. Until the next ``send()``.
+    /// Says about how many deliveries are about to be added (one per registration; a hub with several consumers
+    /// adds more): the first queue's group reserves room for that many (most passes see one queue), instead of
+    /// growing a part's 256 deliveries by doubling, eight copies and allocations on the way. Until the next ``send()``.
     func expect(_ count: Int) { expected = count }
 
     /// Adds `delivery` to those for `queue`. Consumed, so that it moves into the list instead of being copied, with

@@ -376,11 +376,11 @@ package final class ReachabilityMonitor: Sendable {
         }
         guard !due.isEmpty else { return }
         var evaluations = source.evaluate(due.map(\.target), sharing: groups)
+        // Failures are logged once the lock is released. (A loop of their own over the evaluations copied each one.)
+        var failures: [(target: ReachabilityTarget, error: ReachabilityError)] = []
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
         // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copies
         // the whole slot each time).
-        // Failures are logged once the lock is released. (A loop of their own over the evaluations copied each one.)
-        var failures: [(target: ReachabilityTarget, error: ReachabilityError)] = []
         let deliveries: [Delivery] = state.withLock { state in
             var deliveries: [Delivery] = []
             deliveries.reserveCapacity(due.count)
