@@ -86,7 +86,7 @@ final class KernelQueries: RouteQuerying {
         try state.withLock { (state: inout State) throws(ReachabilityError) -> [RouteAnswer] in
             // A single lookup needs no array of answers still open.
             if count == 1 { return [try routeAnswer(request(0), in: &state)] }
-            var open = [RouteAnswer?](repeating: nil, count: count)
+            var open: [RouteAnswer?] = .emptyPlaces(count)
             try exchange(in: &state, count, request) { position, event in Self.record(event, in: &open[position]) }
             var answers: [RouteAnswer] = []
             answers.reserveCapacity(count)

@@ -17,7 +17,7 @@ extension TargetEvaluator {
         let asksEntry = addresses.map(SharedRouteGroup.isOrdinaryIPv4Unicast)
         if addresses.count <= Self.sideBySideLimit { return try sideBySide(addresses, asksEntry: asksEntry) }
         let entries = try lookupRoutes(zip(addresses, asksEntry).map { $1 ? .entry(matching: $0) : .path(to: $0) })
-        var results = [(answer: RouteAnswer, match: RouteMatch?)?](repeating: nil, count: addresses.count)
+        var results: [(answer: RouteAnswer, match: RouteMatch?)?] = .emptyPlaces(addresses.count)
         var paths: [IPAddress] = []
         var entryOfPath: [RouteMessage?] = []
         var pathOfEntry: [EntryKey: Int] = [:]

@@ -78,7 +78,7 @@ struct TargetEvaluator {
     /// answer, are evaluated one by one. The members of each of `groups` are answered by one lookup where that
     /// is exact (``evaluateShared(_:of:into:lastRouted:)``).
     func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup] = []) -> [TargetEvaluation] {
-        var evaluations = [TargetEvaluation?](repeating: nil, count: targets.count)
+        var evaluations: [TargetEvaluation?] = .emptyPlaces(targets.count)
         // Targets behind one route mostly get the same route back: they share the last one's flags and path, so
         // 10,000 of them are described once, keep one path, not 10,000 copies, and compare equal at once.
         var lastRouted: RoutedOutcome?

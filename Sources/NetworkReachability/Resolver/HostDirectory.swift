@@ -64,8 +64,12 @@ final class HostDirectory: Sendable {
 
     /// Resolves every watched name again: the network or the resolver configuration changed.
     func refreshWatched() {
+        // A loop, not `filter` and `map`: every change passes here, most with no host watched, and those built
+        // a dictionary and an array each time.
         let due = entries.withLock { entries in
-            entries.filter { $0.value.watchers > 0 && $0.value.started }.map { ($0.key, $0.value.timeout) }
+            var due: [(HostName, Duration)] = []
+            for (name, entry) in entries where entry.watchers > 0 && entry.started { due.append((name, entry.timeout)) }
+            return due
         }
         for (name, timeout) in due { resolver?.resolve(name, timeout: timeout) }
     }
