@@ -5,9 +5,14 @@ import Glibc
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
 enum Output {
     static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
-        var line = text
-        line += "\n"
-        line.withUTF8 { bytes in
+        line(utf8: Array(text.utf8), to: descriptor)
+    }
+
+    /// Writes `bytes`, UTF-8 text without its newline, as one line.
+    static func line(utf8 bytes: consuming [UInt8], to descriptor: Int32 = STDOUT_FILENO) {
+        var line = bytes
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)

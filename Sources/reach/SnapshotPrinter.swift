@@ -8,7 +8,11 @@ struct SnapshotPrinter: Sendable {
 
     /// Prints the snapshot; with `validation`, what the probe says too.
     func print(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) {
-        Output.line(line(snapshot, as: target, validation: validation))
+        if json {
+            Output.line(Self.jsonLine(snapshot, target: target, validation: validation))
+        } else {
+            Output.line(utf8: Self.humanBytes(snapshot, target: target, validation: validation))
+        }
     }
 
     /// The line ``print(_:as:validation:)`` prints.
@@ -20,49 +24,65 @@ struct SnapshotPrinter: Sendable {
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
     static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
-        // Gathered as UTF-8 bytes: appending to a String checks grapheme boundaries at every join, which
-        // cost more than everything else a line needs.
+        String(decoding: humanBytes(snapshot, target: target, validation: validation), as: UTF8.self)
+    }
+
+    /// The human line as UTF-8 bytes: `reach watch` writes them as they are, on the path from a change to its line.
+    ///
+    /// Gathered as bytes, piece by piece: appending to a String checks grapheme boundaries at every join, a
+    /// variadic list of pieces was an array allocated per call, and a local function appending to `line` checked
+    /// exclusive access at run time on every call; together they cost more than the rest of a line.
+    private static func humanBytes(
+        _ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?
+    ) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(160)
-        func add(_ pieces: String...) {
-            for piece in pieces { line.append(contentsOf: piece.utf8) }
-        }
-        add(target, ": ")
+        line.append(utf8: target)
+        line.append(utf8: ": ")
         switch snapshot.status {
-        case .unknown: add("unknown")
-        case .notReachable: add("not reachable")
-        case .reachable(.wwan): add("reachable on WWAN")
-        case .reachable(.ethernetOrWiFi): add("reachable")
+        case .unknown: line.append(utf8: "unknown")
+        case .notReachable: line.append(utf8: "not reachable")
+        case .reachable(.wwan): line.append(utf8: "reachable on WWAN")
+        case .reachable(.ethernetOrWiFi): line.append(utf8: "reachable")
         }
         if let interface = snapshot.path.interface {
-            add(" via ", interface.type.rawValue, " ", interface.name)
+            line.append(utf8: " via ")
+            line.append(utf8: interface.type.rawValue)
+            line.append(utf8: " ")
+            line.append(utf8: interface.name)
         }
         if let gateway = snapshot.path.gateway {
-            add(", gateway ", gateway.description)
+            line.append(utf8: ", gateway ")
+            line.append(utf8: gateway.description)
         }
         if let synthesized = snapshot.path.synthesizedAddress {
-            add(", through NAT64 as ", synthesized.description)
+            line.append(utf8: ", through NAT64 as ")
+            line.append(utf8: synthesized.description)
         }
         if let prefix = snapshot.path.nat64Prefixes.first {
-            add(", NAT64 prefix ", NAT64PrefixRecord(prefix).text)
+            line.append(utf8: ", NAT64 prefix ")
+            line.append(utf8: NAT64PrefixRecord(prefix).text)
         }
         if let host = snapshot.path.host {
             switch host.state {
-            case .pending: add(" (resolution pending)")
-            case .resolved: add(host.chosenAddress.map { " (address " + $0.description + ")" } ?? " (no address)")
-            case .failed: add(" (resolution failed: ", host.failure ?? "unknown error", ")")
-            case .timedOut: add(" (resolution timed out)")
+            case .pending: line.append(utf8: " (resolution pending)")
+            case .resolved: line.append(utf8: host.chosenAddress.map { " (address " + $0.description + ")" } ?? " (no address)")
+            case .failed: line.append(utf8: " (resolution failed: " + (host.failure ?? "unknown error") + ")")
+            case .timedOut: line.append(utf8: " (resolution timed out)")
             }
         }
         switch validation {
         case nil: break
-        case .validated?: add(", validated")
-        case .captivePortal(let loginURL)?: add(", captive portal", loginURL.map { " (log in at " + $0 + ")" } ?? "")
-        case .limited(let reason)?: add(", limited (", reason, ")")
-        case .notChecked?: add(", not validated")
+        case .validated?: line.append(utf8: ", validated")
+        case .captivePortal(let loginURL)?:
+            line.append(utf8: ", captive portal" + (loginURL.map { " (log in at " + $0 + ")" } ?? ""))
+        case .limited(let reason)?: line.append(utf8: ", limited (" + reason + ")")
+        case .notChecked?: line.append(utf8: ", not validated")
         }
-        add(" [", snapshot.flags.flagsString, "]")
-        return String(decoding: line, as: UTF8.self)
+        line.append(utf8: " [")
+        line.append(utf8: snapshot.flags.flagsString)
+        line.append(utf8: "]")
+        return line
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
@@ -155,5 +175,13 @@ struct SnapshotPrinter: Sendable {
 
         /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.
         private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+    }
+}
+
+extension [UInt8] {
+    /// Appends `piece`'s UTF-8 bytes.
+    fileprivate mutating func append(utf8 piece: String) {
+        var piece = piece
+        piece.withUTF8 { append(contentsOf: $0) }
     }
 }
