@@ -5,7 +5,11 @@ import Glibc
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
 enum Output {
     static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
-        line(utf8: Array(text.utf8), to: descriptor)
+        // Copied once, with room for the newline: `Array(text.utf8)` is exactly full, and the newline copied it again.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 1)
+        bytes.append(contentsOf: text.utf8)
+        line(utf8: bytes, to: descriptor)
     }
 
     /// Writes `bytes`, UTF-8 text without its newline, as one line.
