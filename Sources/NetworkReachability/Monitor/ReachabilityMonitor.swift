@@ -25,11 +25,13 @@ package final class ReachabilityMonitor: Sendable {
         let target: ReachabilityTarget
     }
 
-    /// A snapshot for one registration's subscriber, called once the lock is released.
+    /// A snapshot for one registration's subscriber, called once the lock is released: the snapshot at `position`
+    /// in the part's list. (Holding a copy retained and released its path once more per target; with 10,000 targets
+    /// sharing one path, on a reference the delivery queue's thread counts too.)
     private struct Delivery {
         let subscriber: any MonitorSubscriber
         let registration: UInt64
-        let snapshot: ReachabilitySnapshot
+        let position: Int
     }
 
     /// One distinct target, evaluated once per pass however many registrations share it.
@@ -381,13 +383,16 @@ package final class ReachabilityMonitor: Sendable {
         // By position and in place: copying slots, registrations and snapshots in and out cost more than the
         // comparisons themselves with 10,000 targets (reading a slot through `state.slots[slotID]?.…` copies
         // the whole slot each time).
-        let deliveries: [Delivery] = state.withLock { state in
+        let (snapshots, deliveries): ([ReachabilitySnapshot], [Delivery]) = state.withLock { state in
+            var snapshots: [ReachabilitySnapshot] = []
+            snapshots.reserveCapacity(due.count)
             var deliveries: [Delivery] = []
             deliveries.reserveCapacity(due.count)
             for position in due.indices {
                 let slotID = due[position].slot
+                // Moved out of the evaluation, not copied: a copy retained the path only to release it later.
                 let snapshot: ReachabilitySnapshot
-                switch evaluations[position].result {
+                switch evaluations[position].takeResult() {
                 case .success(let evaluated): snapshot = evaluated
                 case .failure(let error):
                     failures.append((due[position].target, error))
@@ -396,32 +401,30 @@ package final class ReachabilityMonitor: Sendable {
                 let holdsTarget = state.slots.update(at: slotID) { slot in
                     // In place through `!`: binding the slot, or taking it out, copied it in and out.
                     guard slot != nil else { return false }
-                    return Self.record(snapshot, of: due[position].target, in: &slot!, deliveries: &deliveries)
+                    return Self.record(snapshot, at: position, of: due[position].target, in: &slot!, deliveries: &deliveries)
                 }
+                snapshots.append(consume snapshot)
                 guard holdsTarget else { continue }
-                // Moved out of the list, which has no more use for it, instead of copied.
-                var dependency = TargetDependency()
-                swap(&dependency, &evaluations[position].dependency)
-                state.dependencies.set(dependency, for: slotID)
+                state.dependencies.set(evaluations[position].takeDependency(), for: slotID)
             }
-            return deliveries
+            return (snapshots, deliveries)
         }
         for (target, error) in failures { log(.warning, "evaluating \(target) failed: \(error)") }
         batch.expect(deliveries.count)
         for delivery in deliveries {
-            delivery.subscriber.receive(delivery.snapshot, registration: delivery.registration, batch: batch)
+            delivery.subscriber.receive(snapshots[delivery.position], registration: delivery.registration, batch: batch)
         }
         batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
         for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
     }
 
-    /// Keeps `target`'s `snapshot` as the slot's last answer, in place, and adds a delivery for each of the slot's
-    /// registrations that has not heard it: all of them when it differs from the one before. Returns whether the
-    /// slot still holds `target` (its last registration may have left during the pass, and its number gone to
-    /// another target).
+    /// Keeps `target`'s `snapshot`, the part's at `position`, as the slot's last answer, in place, and adds a
+    /// delivery for each of the slot's registrations that has not heard it: all of them when it differs from the one
+    /// before. Returns whether the slot still holds `target` (its last registration may have left during the pass,
+    /// and its number gone to another target).
     private static func record(
-        _ snapshot: ReachabilitySnapshot, of target: ReachabilityTarget, in slot: inout TargetSlot,
+        _ snapshot: ReachabilitySnapshot, at position: Int, of target: ReachabilityTarget, in slot: inout TargetSlot,
         deliveries: inout [Delivery]
     ) -> Bool {
         guard slot.target == target else { return false }
@@ -432,7 +435,7 @@ package final class ReachabilityMonitor: Sendable {
             let delivery = slot.registrations.update(at: index) { registration -> Delivery? in
                 guard isNew || !registration.isCurrent else { return nil }
                 registration.isCurrent = true
-                return Delivery(subscriber: registration.subscriber, registration: registration.id, snapshot: snapshot)
+                return Delivery(subscriber: registration.subscriber, registration: registration.id, position: position)
             }
             if let delivery { deliveries.append(delivery) }
         }

@@ -73,4 +73,20 @@ package struct TargetEvaluation: Sendable {
     package var result: Result<ReachabilitySnapshot, ReachabilityError>
     /// What a later change must touch to change the answer.
     package var dependency: TargetDependency
+
+    /// Moves the result out, leaving a placeholder failure: a monitor pass keeps each snapshot once, and a copy
+    /// retained its path only to release it with the list.
+    mutating func takeResult() -> Result<ReachabilitySnapshot, ReachabilityError> {
+        var taken = Result<ReachabilitySnapshot, ReachabilityError>.failure(.timedOut(.zero))
+        swap(&taken, &result)
+        return taken
+    }
+
+    /// Moves the dependency out, leaving an empty one: the monitor's index keeps it, and a copy retained its
+    /// destinations.
+    mutating func takeDependency() -> TargetDependency {
+        var taken = TargetDependency()
+        swap(&taken, &dependency)
+        return taken
+    }
 }
