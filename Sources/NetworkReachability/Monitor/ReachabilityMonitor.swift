@@ -419,7 +419,7 @@ package final class ReachabilityMonitor: Sendable {
         for entry in due { if case .host(let name) = entry.target { hosts.beginResolving(name) } }
     }
 
-    /// Keeps `target`'s `snapshot`, the part's at `position`, as the slot's last answer, in place, and adds a
+    /// Keeps `target`'s `snapshot` (the part's snapshot at `position`) as the slot's last answer, in place, and adds a
     /// delivery for each of the slot's registrations that has not heard it: all of them when it differs from the one
     /// before. Returns whether the slot still holds `target` (its last registration may have left during the pass,
     /// and its number gone to another target).
