@@ -127,10 +127,12 @@ final class ListenerHub: Sendable {
                     hasHeard: initial != nil))
             return (id, initial)
         }
-        if let initial {
+        if let initial, let queue {
             let batch = DeliveryBatch()
-            send(initial, to: Acceptance(consumer: id, handler: handler, queue: queue), batch: batch)
+            enqueue(initial, for: id, handler: handler, on: queue, batch: batch)
             batch.send()
+        } else if let initial {
+            handler(initial)
         }
         return id
     }
@@ -174,21 +176,11 @@ final class ListenerHub: Sendable {
 
     // MARK: - Delivery
 
-    /// A consumer that accepted a snapshot, called once the lock is released.
-    private struct Acceptance {
-        let consumer: UInt64
-        let handler: Handler
-        let queue: DispatchQueue?
-    }
-
-    private func send(_ snapshot: ReachabilitySnapshot, to acceptance: Acceptance, batch: DeliveryBatch) {
-        if let queue = acceptance.queue {
-            let delivery = DeliveryBatch.Delivery(
-                hub: self, consumer: acceptance.consumer, handler: acceptance.handler, snapshot: snapshot)
-            batch.add(delivery, on: queue)
-        } else {
-            acceptance.handler(snapshot)
-        }
+    /// Adds `snapshot` for the consumer `id` to `batch`, to be handed to `handler` on `queue`.
+    private func enqueue(
+        _ snapshot: ReachabilitySnapshot, for id: UInt64, handler: Handler, on queue: DispatchQueue, batch: DeliveryBatch
+    ) {
+        batch.add(DeliveryBatch.Delivery(hub: self, consumer: id, handler: handler, snapshot: snapshot), on: queue)
     }
 
     private static func takeRegistration(_ state: inout State) -> UInt64? {
@@ -202,10 +194,10 @@ final class ListenerHub: Sendable {
 
 extension ListenerHub: MonitorSubscriber {
     func receive(_ snapshot: ReachabilitySnapshot, registration: UInt64, batch: DeliveryBatch) {
-        // A consumer with a queue goes into the batch from inside the lock, which calls no user code: an acceptance
-        // carried out of it copied the handler twice, 10,000 times a pass. Most objects have one consumer, and none
-        // without a queue: then nothing is collected.
-        var direct: [Acceptance] = []
+        // A consumer with a queue goes into the batch from inside the lock, which calls no user code: carrying the
+        // consumer out of it copied the handler twice, 10,000 times a pass. Only the handlers of consumers without a
+        // queue are collected, to be called once the lock is released; most objects have none.
+        var direct: [Handler] = []
         state.withLock { state in
             guard state.registration == registration else { return }
             // Taken, not copied: the copy retained the last path only to release it with the replaced one.
@@ -216,16 +208,14 @@ extension ListenerHub: MonitorSubscriber {
                 state.consumers.update(at: index) { consumer in
                     guard consumer.accepts(snapshot, after: previous) else { return }
                     if let queue = consumer.queue {
-                        let delivery = DeliveryBatch.Delivery(
-                            hub: self, consumer: consumer.id, handler: consumer.handler, snapshot: snapshot)
-                        batch.add(delivery, on: queue)
+                        enqueue(snapshot, for: consumer.id, handler: consumer.handler, on: queue, batch: batch)
                     } else {
-                        direct.append(Acceptance(consumer: consumer.id, handler: consumer.handler, queue: nil))
+                        direct.append(consumer.handler)
                     }
                 }
             }
         }
-        for acceptance in direct { acceptance.handler(snapshot) }
+        for handler in direct { handler(snapshot) }
     }
 
     /// The monitor dropped the registration for good: every consumer ends, and the next one registers anew.
