@@ -15,19 +15,8 @@ struct SnapshotPrinter: Sendable {
         }
     }
 
-    /// The line ``print(_:as:validation:)`` prints.
-    func line(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) -> String {
-        json
-            ? Self.jsonLine(snapshot, target: target, validation: validation)
-            : Self.humanLine(snapshot, target: target, validation: validation)
-    }
-
+    /// The human line as UTF-8 bytes, written as they are (on `reach watch`'s path from a change to its line):
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
-    static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
-        String(decoding: humanBytes(snapshot, target: target, validation: validation), as: UTF8.self)
-    }
-
-    /// The human line as UTF-8 bytes: `reach watch` writes them as they are, on the path from a change to its line.
     ///
     /// Gathered as bytes, piece by piece: appending to a String checks grapheme boundaries at every join, a
     /// variadic list of pieces was an array allocated per call, and a local function appending to `line` checked
