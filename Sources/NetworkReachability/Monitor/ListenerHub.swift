@@ -196,8 +196,9 @@ extension ListenerHub: MonitorSubscriber {
     func receive(_ snapshot: ReachabilitySnapshot, registration: UInt64, batch: DeliveryBatch) {
         // A consumer with a queue goes into the batch from inside the lock, which calls no user code: carrying the
         // consumer out of it copied the handler twice, 10,000 times a pass. Only the handlers of consumers without a
-        // queue are collected, to be called once the lock is released; most objects have none.
-        var direct: [Handler] = []
+        // queue (sequences, `reach watch`) are collected, to be called once the lock is released: the first inline, as
+        // an array would be allocated and freed for each of their deliveries.
+        var direct = InlineFirstArray<Handler>()
         state.withLock { state in
             guard state.registration == registration else { return }
             // Taken, not copied: the copy retained the last path only to release it with the replaced one.
