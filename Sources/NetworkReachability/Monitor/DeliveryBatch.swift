@@ -10,11 +10,12 @@ package final class DeliveryBatch {
         let hub: ListenerHub
         let consumer: UInt64
         let handler: ListenerHub.Handler
-        let snapshot: ReachabilitySnapshot
+        /// Where the snapshot is in the batch's list (``hold(_:)``).
+        let position: Int
 
-        func callAsFunction() {
+        func callAsFunction(_ snapshots: [ReachabilitySnapshot]) {
             guard hub.contains(consumer) else { return }
-            handler(snapshot)
+            handler(snapshots, at: position)
         }
     }
 
@@ -31,6 +32,8 @@ package final class DeliveryBatch {
     private var positions: [ObjectIdentifier: Int] = [:]
     /// Room the next first group reserves (``expect(_:)``).
     private var expected = 0
+    /// The snapshots the deliveries name (``hold(_:)``).
+    private var snapshots: [ReachabilitySnapshot] = []
 
     package init() {}
 
@@ -38,6 +41,11 @@ package final class DeliveryBatch {
     /// adds more): the first queue's group reserves room for that many (most passes see one queue), instead of
     /// growing a part's 256 deliveries by doubling, eight copies and allocations on the way. Until the next ``send()``.
     func expect(_ count: Int) { expected = count }
+
+    /// Holds `snapshots`, which the deliveries added until the next ``send()`` name by position. Each queue's block
+    /// shares the list: a copy of its snapshot in each delivery retained the path once more, and released it on the
+    /// queue's thread while the monitor's thread retained the same path for the next target.
+    func hold(_ snapshots: [ReachabilitySnapshot]) { self.snapshots = snapshots }
 
     /// Adds `delivery` to those for `queue`. Consumed, so that it moves into the list instead of being copied, with
     /// its references, 10,000 times a pass.
@@ -60,13 +68,14 @@ package final class DeliveryBatch {
     /// Sends each queue its deliveries as one block, and starts over empty.
     package func send() {
         for group in groups {
-            let deliveries = group.deliveries
+            let (deliveries, snapshots) = (group.deliveries, snapshots)
             group.queue.async { @Sendable in
-                for delivery in deliveries { delivery() }
+                for delivery in deliveries { delivery(snapshots) }
             }
         }
         groups.removeAll()
         positions.removeAll()
         expected = 0
+        snapshots = []
     }
 }

@@ -28,6 +28,15 @@ final class ListenerHub: Sendable {
             case .status(let listener): listener(snapshot.status)
             }
         }
+
+        /// Calls with the snapshot at `position`; a status listener is handed the status read in place, as passing
+        /// it the snapshot copied the snapshot, path and all.
+        func callAsFunction(_ snapshots: [ReachabilitySnapshot], at position: Int) {
+            switch self {
+            case .snapshot(let deliver): deliver(snapshots[position])
+            case .status(let listener): listener(snapshots[position].status)
+            }
+        }
     }
 
     // References and words first, the handler's enum and the flags last: 72 bytes, not 80.
@@ -129,7 +138,8 @@ final class ListenerHub: Sendable {
         }
         if let initial, let queue {
             let batch = DeliveryBatch()
-            enqueue(initial, for: id, handler: handler, on: queue, batch: batch)
+            batch.hold([initial])
+            enqueue(0, for: id, handler: handler, on: queue, batch: batch)
             batch.send()
         } else if let initial {
             handler(initial)
@@ -176,11 +186,10 @@ final class ListenerHub: Sendable {
 
     // MARK: - Delivery
 
-    /// Adds `snapshot` for the consumer `id` to `batch`, to be handed to `handler` on `queue`.
-    private func enqueue(
-        _ snapshot: ReachabilitySnapshot, for id: UInt64, handler: Handler, on queue: DispatchQueue, batch: DeliveryBatch
-    ) {
-        batch.add(DeliveryBatch.Delivery(hub: self, consumer: id, handler: handler, snapshot: snapshot), on: queue)
+    /// Adds the snapshot at `position` of those `batch` holds for the consumer `id`, to be handed to `handler` on
+    /// `queue`.
+    private func enqueue(_ position: Int, for id: UInt64, handler: Handler, on queue: DispatchQueue, batch: DeliveryBatch) {
+        batch.add(DeliveryBatch.Delivery(hub: self, consumer: id, handler: handler, position: position), on: queue)
     }
 
     private static func takeRegistration(_ state: inout State) -> UInt64? {
@@ -193,7 +202,7 @@ final class ListenerHub: Sendable {
 }
 
 extension ListenerHub: MonitorSubscriber {
-    func receive(_ snapshot: ReachabilitySnapshot, registration: UInt64, batch: DeliveryBatch) {
+    func receive(_ snapshot: ReachabilitySnapshot, at position: Int, registration: UInt64, batch: DeliveryBatch) {
         // A consumer with a queue goes into the batch from inside the lock, which calls no user code: carrying the
         // consumer out of it copied the handler twice, 10,000 times a pass. Only the handlers of consumers without a
         // queue (sequences, `reach watch`) are collected, to be called once the lock is released: the first inline, as
@@ -209,7 +218,7 @@ extension ListenerHub: MonitorSubscriber {
                 state.consumers.update(at: index) { consumer in
                     guard consumer.accepts(snapshot, after: previous) else { return }
                     if let queue = consumer.queue {
-                        enqueue(snapshot, for: consumer.id, handler: consumer.handler, on: queue, batch: batch)
+                        enqueue(position, for: consumer.id, handler: consumer.handler, on: queue, batch: batch)
                     } else {
                         direct.append(consumer.handler)
                     }

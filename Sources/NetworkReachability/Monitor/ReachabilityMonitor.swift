@@ -411,8 +411,10 @@ package final class ReachabilityMonitor: Sendable {
         }
         for (target, error) in failures { log(.warning, "evaluating \(target) failed: \(error)") }
         batch.expect(deliveries.count)
+        batch.hold(snapshots)
         for delivery in deliveries {
-            delivery.subscriber.receive(snapshots[delivery.position], registration: delivery.registration, batch: batch)
+            delivery.subscriber.receive(
+                snapshots[delivery.position], at: delivery.position, registration: delivery.registration, batch: batch)
         }
         batch.send()
         // A host's pending state has now been heard: only then may its first resolution start.
