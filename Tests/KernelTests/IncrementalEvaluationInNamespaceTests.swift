@@ -201,6 +201,49 @@ struct IncrementalEvaluationInNamespaceTests {
         #expect(try fleet.matchReads())
     }
 
+    /// Queued deliveries name their snapshot by its position in their part's list: over several parts and two
+    /// queues, each snapshot consumer hears its own target's snapshot, first and after a change, and each status
+    /// listener its own target's status.
+    @Test func queuedDeliveriesOfSeveralPartsEachCarryTheirOwnTarget() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        // Two thirds of them are still more than a part, so the default route's change below takes two parts.
+        let count = 2 * ReachabilityMonitor.partSize + 20
+        let objects = try (1...count).map { index in
+            try NetworkReachability(
+                target: .address(IPAddress("10.0.\(index >> 8).\(index & 255)")), backend: backend,
+                logger: NetworkReachability.silentLogger)
+        }
+        defer { for object in objects { object.removeConsumer(slot: "test") } }
+        defer { for object in objects { object.stopListening() } }
+        let (snapshotQueue, statusQueue) = (DispatchQueue(label: "snapshots"), DispatchQueue(label: "statuses"))
+        let snapshots = objects.map { _ in Recorder<ReachabilitySnapshot>() }
+        let statuses = objects.map { _ in Recorder<NetworkReachabilityStatus>() }
+        for (object, recorder) in zip(objects, snapshots) {
+            #expect(object.addConsumer(slot: "test", onQueue: snapshotQueue) { recorder.append($0) })
+        }
+        for recorder in snapshots { recorder.waitFor(1) }
+        #expect(zip(objects, snapshots).allSatisfy { $1.values.first?.target == $0.target })
+        // Every third target is also unreachable by a route of its own, so that neighbouring positions differ.
+        for index in stride(from: 3, through: count, by: 3) {
+            try network.ip("route", "add", "unreachable", "10.0.\(index >> 8).\(index & 255)/32")
+        }
+        let expected = { (index: Int) in index % 3 == 0 ? NetworkReachabilityStatus.notReachable : .reachable(.ethernetOrWiFi) }
+        #expect(eventually { zip(1..., snapshots).allSatisfy { $1.values.last?.status == expected($0) } })
+        for (object, recorder) in zip(objects, statuses) {
+            #expect(object.startListening(onQueue: statusQueue) { recorder.append($0) })
+        }
+        #expect(eventually { zip(1..., statuses).allSatisfy { $1.values.last == expected($0) } })
+        // These consumers hear changes of flags: losing the default route is one for two thirds of the targets.
+        try network.ip("route", "del", "default")
+        for (index, recorder) in zip(1..., snapshots) where index % 3 != 0 {
+            #expect(recorder.waitFor(2).last?.status == .notReachable)
+        }
+        #expect(zip(objects, snapshots).allSatisfy { $1.values.allSatisfy { [target = $0.target] in $0.target == target } })
+        #expect(eventually { statuses.allSatisfy { $0.values.last == .notReachable } })
+    }
+
     /// A pass goes through its targets in parts (``ReachabilityMonitor/partSize``): every target of every part,
     /// the last one short, hears the change once, and the policy rules and the `default` table are asked once per
     /// pass, not once per part.
