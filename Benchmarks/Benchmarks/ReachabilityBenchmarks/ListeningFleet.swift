@@ -3,11 +3,18 @@ import NetworkReachability
 import Synchronization
 
 /// Many address targets listening at once, each in 10.0.0.0/8 behind the default route, counting deliveries.
+///
+/// Each step waits for a number of deliveries of one reachability, and ignores the other: a target can hear more
+/// than one status after a change. Started within a second of its link coming up, a target evaluated before the
+/// kernel's link watch runs (until then the link's operstate shows down) hears `notReachable` and then `reachable`;
+/// counting both made the start return early and a later step wait for a delivery that never came.
 final class ListeningFleet: @unchecked Sendable {
     private let size: Int
     private let queue = DispatchQueue(label: "fleet")
     private let delivered = Atomic<Int>(0)
     private let target = Atomic<Int>(0)
+    /// Whether the current step counts deliveries of a reachable status or of an unreachable one.
+    private let awaitsReachable = Atomic<Bool>(true)
     private let reached = DispatchSemaphore(value: 0)
     private var objects: [NetworkReachability] = []  // touched by setup and teardown only
     private(set) var residentBytesPerTarget = 0
@@ -17,11 +24,12 @@ final class ListeningFleet: @unchecked Sendable {
     /// Makes and starts every target, and waits for each one's first delivery.
     func start() {
         let before = BenchmarkNetwork.residentKiB()
-        expect(size)
+        expect(size, reachable: true)
         for index in 0..<size {
             guard let object = try? NetworkReachability(address: "10.\(index >> 16 & 255).\(index >> 8 & 255).\(index & 255)")
             else { continue }
-            object.startListening(onQueue: queue) { [self] _ in
+            object.startListening(onQueue: queue) { [self] status in
+                guard status.isReachable == awaitsReachable.load(ordering: .relaxed) else { return }
                 if delivered.add(1, ordering: .relaxed).newValue == target.load(ordering: .relaxed) { reached.signal() }
             }
             objects.append(object)
@@ -32,7 +40,7 @@ final class ListeningFleet: @unchecked Sendable {
 
     /// Applies a default-route change and returns once every target has heard it.
     func changeDefaultRoute(remove: Bool) {
-        expect(size)
+        expect(size, reachable: !remove)
         BenchmarkNetwork.setDefaultRoute(present: !remove)
         reached.wait()
     }
@@ -44,7 +52,7 @@ final class ListeningFleet: @unchecked Sendable {
         let before = objects.first?.monitorStatistics.targetEvaluations ?? 0
         BenchmarkNetwork.setRoute(to: [198, 51, 100, 9], length: 32, present: true)
         BenchmarkNetwork.setRoute(to: [198, 51, 100, 9], length: 32, present: false)
-        expect(1)
+        expect(1, reachable: false)
         BenchmarkNetwork.setRoute(to: [10, 0, 0, 0], length: 32, unreachable: true, present: true)
         reached.wait()
         return (objects.first?.monitorStatistics.targetEvaluations ?? 0) - before
@@ -52,7 +60,7 @@ final class ListeningFleet: @unchecked Sendable {
 
     /// Removes the first target's unreachable route again, and waits until it heard that.
     func restoreFirstTarget() {
-        expect(1)
+        expect(1, reachable: true)
         BenchmarkNetwork.setRoute(to: [10, 0, 0, 0], length: 32, unreachable: true, present: false)
         reached.wait()
     }
@@ -62,7 +70,9 @@ final class ListeningFleet: @unchecked Sendable {
         objects.removeAll()
     }
 
-    private func expect(_ count: Int) {
+    /// Makes the next `count` deliveries of a status that is reachable or not, as `reachable` says, signal `reached`.
+    private func expect(_ count: Int, reachable: Bool) {
+        awaitsReachable.store(reachable, ordering: .relaxed)
         target.store(delivered.load(ordering: .relaxed) + count, ordering: .relaxed)
     }
 }
