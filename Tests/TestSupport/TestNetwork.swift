@@ -25,6 +25,8 @@ public final class TestNetwork: @unchecked Sendable {
     private var isRemoved = false
     private static let counter = NSLock()
     nonisolated(unsafe) private static var next = 0
+    /// Set once the first network of this process has swept what killed test processes left behind.
+    nonisolated(unsafe) private static var hasSwept = false
 
     /// Builds the network.
     ///
@@ -33,7 +35,12 @@ public final class TestNetwork: @unchecked Sendable {
     ///   - ipv6: give the host an IPv6 address and default route; when false IPv6 is disabled in the host.
     public init(ipv4: Bool = true, ipv6: Bool = true) throws {
         let number = Self.counter.withLock {
-            Self.next += 1; return Self.next
+            if !Self.hasSwept {
+                Self.hasSwept = true
+                StaleTestNetworks.sweep()
+            }
+            Self.next += 1
+            return Self.next
         }
         name = "nrt-\(getpid())-\(number)"
         gatewayName = "\(name)-gw"
