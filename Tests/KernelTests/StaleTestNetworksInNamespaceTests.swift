@@ -52,8 +52,13 @@ struct StaleTestNetworksInNamespaceTests {
     /// How `process` ended, if it ends within `seconds`.
     private func endsWithin(_ seconds: Int, _ process: Subprocess?) throws -> Subprocess.Termination? {
         let process = try #require(process)
-        for _ in 0..<seconds * 100 where process.isRunning { usleep(10_000) }
-        return process.isRunning ? nil : process.wait()
+        var waits = 0
+        while process.isRunning {
+            guard waits < seconds * 100 else { return nil }
+            waits += 1
+            usleep(10_000)
+        }
+        return process.wait()
     }
 
     /// Waits until the kernel lists a process in `namespace`: `ip netns exec` has joined it.

@@ -21,7 +21,7 @@ final class ListeningFleet: @unchecked Sendable {
 
     init(size: Int) { self.size = size }
 
-    /// Makes and starts every target, and waits for each one's first delivery.
+    /// Makes and starts every target, and waits until each one has heard that it is reachable.
     func start() {
         let before = BenchmarkNetwork.residentKiB()
         expect(size, reachable: true)
