@@ -15,9 +15,8 @@ public enum StaleTestNetworks {
             let inside = (try? Command.run(["ip", "netns", "pids", name]))?.lines.compactMap { pid_t($0) } ?? []
             for process in inside { kill(process, SIGKILL) }
             _ = try? Command.run(["ip", "netns", "del", name])
-            try? FileManager.default.removeItem(atPath: "/etc/netns/\(name)")
-            let records = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-dns").path
-            try? FileManager.default.removeItem(atPath: records)
+            try? FileManager.default.removeItem(atPath: TestNetwork.etcDirectory(of: name))
+            try? FileManager.default.removeItem(atPath: TestNetwork.dnsRecordsDirectory(of: name))
         }
     }
 

@@ -186,7 +186,15 @@ public final class TestNetwork: @unchecked Sendable {
     // MARK: - Name resolution
 
     /// The directory `ip netns exec` bind-mounts over `/etc` files for the host namespace.
-    public var etcDirectory: String { "/etc/netns/\(name)" }
+    public var etcDirectory: String { Self.etcDirectory(of: name) }
+
+    /// The directory `ip netns exec` bind-mounts over `/etc` files for the namespace `namespace`.
+    static func etcDirectory(of namespace: String) -> String { "/etc/netns/\(namespace)" }
+
+    /// Where ``startDNS(on:records:)`` keeps the records of the network whose host namespace is `namespace`.
+    static func dnsRecordsDirectory(of namespace: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("\(namespace)-dns").path
+    }
 
     /// Writes the host namespace's own `/etc/resolv.conf` (in place, so a running process's bind mount sees it).
     public func setResolverConfiguration(nameserver: String, timeoutSeconds: Int = 1, attempts: Int = 1) throws {
@@ -215,7 +223,7 @@ public final class TestNetwork: @unchecked Sendable {
     /// Starts dnsmasq in the gateway namespace on `address`, answering for `.test` from `records`
     /// (`/etc/hosts` lines) and NXDOMAIN for any other `.test` name; ``remove()`` stops it.
     public func startDNS(on address: String, records: [String]) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-dns").path
+        let directory = Self.dnsRecordsDirectory(of: name)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         dnsRecordsDirectory = directory
         try setDNSRecords(records)
