@@ -23,6 +23,7 @@ struct StaleTestNetworksInNamespaceTests {
         let stale = "nrt-\(ended.pid)-1"
         let kept = "nrt-\(living.pid)-1"
         let names = [stale, "\(stale)-gw", kept]
+        let etcDirectory = TestNetwork.etcDirectory(of: stale)
         var inside: Subprocess?
         defer {
             for process in [living, inside].compactMap({ $0 }) {
@@ -30,43 +31,26 @@ struct StaleTestNetworksInNamespaceTests {
                 _ = process.wait()
             }
             for name in names { _ = try? Command.run(["ip", "netns", "del", name]) }
-            try? FileManager.default.removeItem(atPath: "/etc/netns/\(stale)")
+            try? FileManager.default.removeItem(atPath: etcDirectory)
         }
         // And namespaces named for each, a process inside the ended one's, and its /etc/netns directory
         for name in names { try Command.run(["ip", "netns", "add", name], check: true) }
         inside = try Subprocess(["ip", "netns", "exec", stale, "sleep", "60"])
-        try FileManager.default.createDirectory(atPath: "/etc/netns/\(stale)", withIntermediateDirectories: true)
-        try waitUntilInside(stale)
+        try FileManager.default.createDirectory(atPath: etcDirectory, withIntermediateDirectories: true)
+        let joined = eventually(timeout: 5) {
+            (try? Command.run(["ip", "netns", "pids", stale], check: true))?.lines.isEmpty == false
+        }
+        try #require(joined, "no process joined \(stale)")
         // When the stale networks are swept
         StaleTestNetworks.sweep()
         // Then the ended process's namespaces, the process in one and its directory are gone
         let left = try Command.run(["ip", "netns", "list"], check: true).lines.compactMap { $0.split(separator: " ").first }
         #expect(!left.contains(Substring(stale)))
         #expect(!left.contains(Substring("\(stale)-gw")))
-        #expect(try endsWithin(5, inside) == .signaled(SIGKILL))
-        #expect(!FileManager.default.fileExists(atPath: "/etc/netns/\(stale)"))
+        let process = try #require(inside)
+        #expect(eventually(timeout: 5) { !process.isRunning } && process.wait() == .signaled(SIGKILL))
+        #expect(!FileManager.default.fileExists(atPath: etcDirectory))
         // And the living process's namespace stays
         #expect(left.contains(Substring(kept)))
-    }
-
-    /// How `process` ended, if it ends within `seconds`.
-    private func endsWithin(_ seconds: Int, _ process: Subprocess?) throws -> Subprocess.Termination? {
-        let process = try #require(process)
-        var waits = 0
-        while process.isRunning {
-            guard waits < seconds * 100 else { return nil }
-            waits += 1
-            usleep(10_000)
-        }
-        return process.wait()
-    }
-
-    /// Waits until the kernel lists a process in `namespace`: `ip netns exec` has joined it.
-    private func waitUntilInside(_ namespace: String) throws {
-        for _ in 0..<500 {
-            if try !Command.run(["ip", "netns", "pids", namespace], check: true).lines.isEmpty { return }
-            usleep(10_000)
-        }
-        Issue.record("no process joined \(namespace)")
     }
 }

@@ -189,7 +189,7 @@ public final class TestNetwork: @unchecked Sendable {
     public var etcDirectory: String { Self.etcDirectory(of: name) }
 
     /// The directory `ip netns exec` bind-mounts over `/etc` files for the namespace `namespace`.
-    static func etcDirectory(of namespace: String) -> String { "/etc/netns/\(namespace)" }
+    public static func etcDirectory(of namespace: String) -> String { "/etc/netns/\(namespace)" }
 
     /// Where ``startDNS(on:records:)`` keeps the records of the network whose host namespace is `namespace`.
     static func dnsRecordsDirectory(of namespace: String) -> String {
