@@ -15,16 +15,19 @@ import Logging
 /// Reachable means a packet sent now can leave this host toward the target; it does not promise an
 /// answer. Never skip a request because of it: send it, and use reachability to decide when to retry.
 public final class NetworkReachability: Sendable {
-    /// The slot of the closure listener among the hub's consumers.
-    static let listenerSlot = "listener"
+    /// The consumers this object added, and why listening last ended on its own.
+    private struct Listening {
+        var consumers: [(name: String?, consumer: Consumer)] = []
+        var failure: ReachabilityError?
+    }
 
     // MARK: - Properties
 
     /// What this object reports on.
-    public var target: ReachabilityTarget { hub.target }
+    public let target: ReachabilityTarget
 
     /// How long one resolution of a host target may take before it counts as timed out.
-    public var resolutionTimeout: Duration { hub.resolutionTimeout }
+    public let resolutionTimeout: Duration
 
     /// The default ``resolutionTimeout``: shorter than glibc's own retries, which can take 10 s or more.
     public static let defaultResolutionTimeout = Duration.seconds(5)
@@ -32,10 +35,10 @@ public final class NetworkReachability: Sendable {
     /// The longest ``resolutionTimeout`` accepted: a day.
     public static let maximumResolutionTimeout = Duration.seconds(86_400)
 
-    private let backend: any RoutingBackend
-    /// Holds the target, timeout and logger for both: kept once, as 10,000 objects may listen at a time.
-    private let hub: ListenerHub
-    private var logger: Logger { hub.logger }
+    private let logger: Logger
+    private let monitor: ReachabilityMonitor
+    // Guarded by its lock; never held while calling the monitor.
+    private let listening = Locked(Listening())
 
     // MARK: - Initialization
 
@@ -53,12 +56,12 @@ public final class NetworkReachability: Sendable {
         target: ReachabilityTarget, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
-        try self.init(target: target, backend: LinuxRoutingBackend.system, resolutionTimeout: resolutionTimeout, logger: logger)
+        try self.init(target: target, monitor: .system, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
     /// Watches the internet: a default or split-default route, IPv4 or IPv6 (Apple's `0.0.0.0`).
     public convenience init(logger: Logger = NetworkReachability.silentLogger) {
-        self.init(validatedTarget: .internet, backend: LinuxRoutingBackend.system, logger: logger)
+        self.init(validatedTarget: .internet, monitor: .system, resolutionTimeout: Self.defaultResolutionTimeout, logger: logger)
     }
 
     /// Watches one IPv4 or IPv6 address, such as `192.0.2.1` or `fe80::1%eth0`.
@@ -96,40 +99,44 @@ public final class NetworkReachability: Sendable {
         host: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
-        try self.init(
-            target: ReachabilityTarget(hostOrAddress: host), backend: LinuxRoutingBackend.system,
-            resolutionTimeout: resolutionTimeout, logger: logger)
+        try self.init(target: ReachabilityTarget(hostOrAddress: host), resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
     /// Watches the link-local network (Apple's `169.254.0.0`): an up, carrier-holding, non-loopback
     /// interface with an IPv4 `169.254/16` or IPv6 `fe80::/10` address.
     public static func linkLocal(logger: Logger = NetworkReachability.silentLogger) -> NetworkReachability {
-        NetworkReachability(validatedTarget: .linkLocal, backend: LinuxRoutingBackend.system, logger: logger)
+        NetworkReachability(
+            validatedTarget: .linkLocal, monitor: .system, resolutionTimeout: defaultResolutionTimeout, logger: logger)
     }
 
-    /// Watches `target` through `backend`: tests bind a backend to a network namespace.
+    /// Watches `target` through `monitor`'s backend: tests bind one to a network namespace or a simulated network.
     package convenience init(
-        target: ReachabilityTarget, backend: any RoutingBackend,
+        target: ReachabilityTarget, monitor: ReachabilityMonitor,
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
     ) throws(ReachabilityError) {
         guard resolutionTimeout > .zero, resolutionTimeout <= Self.maximumResolutionTimeout else {
             throw .invalidResolutionTimeout(resolutionTimeout)
         }
-        try backend.validate(target)
-        self.init(validatedTarget: target, backend: backend, resolutionTimeout: resolutionTimeout, logger: logger)
+        try monitor.backend.validate(target)
+        self.init(validatedTarget: target, monitor: monitor, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
     private init(
-        validatedTarget target: ReachabilityTarget, backend: any RoutingBackend,
-        resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout, logger: Logger
+        validatedTarget target: ReachabilityTarget, monitor: ReachabilityMonitor, resolutionTimeout: Duration, logger: Logger
     ) {
-        self.backend = backend
-        hub = ListenerHub(target: target, resolutionTimeout: resolutionTimeout, logger: logger, monitor: backend.monitor)
+        self.target = target
+        self.monitor = monitor
+        self.resolutionTimeout = resolutionTimeout
+        self.logger = logger
     }
 
     /// Releasing the object stops every way of listening and ends its sequences.
     deinit {
-        hub.removeAll()
+        let consumers = listening.withLock { listening in
+            defer { listening.consumers.removeAll() }
+            return listening.consumers
+        }
+        for (_, consumer) in consumers { monitor.remove(consumer) }
     }
 
     /// A logger that drops everything: the default, so the library is silent unless asked.
@@ -137,24 +144,19 @@ public final class NetworkReachability: Sendable {
 
     // MARK: - Reading the current state
 
-    /// Evaluates the target now, in one kernel round trip for an address or the internet (whose two route
-    /// lookups, one per family, go in one request) and one per address for a host. An IPv4 address with no route
-    /// also needs to know whether NAT64 carries it, which rests on the internet's routes: once worked out, that is
-    /// kept until the kernel tells of a change or the network's provisions change, and such a read sends its own
-    /// lookup alone (with its synthesized address, where NAT64 carries it). After a change the internet's routes go
-    /// in the same request while the previous IPv4 read found no route either, else in a second one. Blocks on
-    /// nothing but the kernel: a host answers from its latest resolution (`unknown` while the first is pending)
-    /// and is resolved again in the background.
+    /// Evaluates the target now: one kernel round trip for an address or the internet (whose two route lookups, one
+    /// per family, go in one request), one per address for a host. An IPv4 address with no route also needs to know
+    /// whether NAT64 carries it, which takes the internet's routes: one round trip more. Blocks on nothing but the
+    /// kernel: a host answers from its latest resolution (`unknown` while the first is pending) and is resolved again
+    /// in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
-        try backend.evaluate(target, resolutionTimeout: resolutionTimeout)
+        try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout)
     }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
-    public var flags: ReachabilityFlags? {
-        logged { () throws(ReachabilityError) in try backend.flags(of: target, resolutionTimeout: resolutionTimeout) }
-    }
+    public var flags: ReachabilityFlags? { logged(currentSnapshot)?.flags }
 
     /// The current status; `unknown` when the kernel could not be asked or a host's first resolution is pending.
     public var status: NetworkReachabilityStatus { logged(currentSnapshot)?.status ?? .unknown }
@@ -191,13 +193,15 @@ public final class NetworkReachability: Sendable {
         onQueue queue: DispatchQueue = .main,
         onUpdatePerforming listener: @escaping @Sendable (NetworkReachabilityStatus) -> Void
     ) -> Bool {
-        add(slot: Self.listenerSlot, onQueue: queue, handler: .status(listener))
+        addLoggedConsumer(named: Self.listenerName, queue: queue) { listener($0.status) }
     }
 
     /// Stops the closure listener. The kernel subscription closes when no object in the process listens.
     public func stopListening() {
-        hub.remove(slot: Self.listenerSlot)
+        removeConsumer(named: Self.listenerName)
     }
+
+    private static let listenerName = "listener"
 
     /// The target's snapshots: the first as soon as it is evaluated, then one per change of flags or path.
     ///
@@ -206,10 +210,12 @@ public final class NetworkReachability: Sendable {
     public var updates: AsyncStream<ReachabilitySnapshot> {
         AsyncStream { continuation in
             do {
-                let id = try hub.add(
-                    deduplication: .snapshot, handler: .snapshot { snapshot in continuation.yield(snapshot) },
-                    finish: { continuation.finish() })
-                continuation.onTermination = { [weak hub] _ in hub?.remove(id) }
+                let consumer = try addConsumer(rule: .snapshot) {
+                    continuation.yield($0)
+                } finish: {
+                    continuation.finish()
+                }
+                continuation.onTermination = { [weak self] _ in self?.removeConsumer(consumer) }
             } catch {
                 logger.error("starting to listen to \(target) failed: \(error)")
                 continuation.finish()
@@ -217,64 +223,74 @@ public final class NetworkReachability: Sendable {
         }
     }
 
-    /// Adds a consumer in a named slot, for bridges in other targets (the `NotificationCenter` one).
+    /// Why listening ended on its own, if it did: the kernel subscription failed and could not be reopened, or
+    /// the named network namespace it lived in was deleted (``ReachabilityError/networkNamespaceDeleted(_:)``).
+    ///
+    /// Then every ``updates`` sequence has ended and listeners hear nothing more; starting to listen again
+    /// tries a new subscription and clears this.
+    public var listeningFailure: ReachabilityError? { listening.withLock { $0.failure } }
+
+    /// What the process's kernel subscription has counted: malformed and foreign messages, resyncs.
+    public var monitorStatistics: MonitorStatistics { monitor.statistics }
+
+    // MARK: - Consumers
+
+    /// Adds a consumer of the target's snapshots: the one way every style of listening is built (the closure
+    /// listener, ``updates``, the notification bridge, waits, validation, `reach watch`).
+    ///
+    /// It hears the first snapshot as soon as the target is evaluated, then each one `rule` calls new, on `queue`;
+    /// without a queue, straight from the monitor's thread, where `deliver` must return quickly and never block.
+    ///
+    /// - Parameters:
+    ///   - name: where at most one consumer lives; adding under a taken name replaces that consumer.
+    ///   - finish: called once when the consumer stops: removed, or listening ended on its own (then
+    ///     ``listeningFailure`` says why).
+    /// - Throws: when the subscription cannot be opened.
+    @discardableResult
     package func addConsumer(
-        slot: String, onQueue queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
-    ) -> Bool {
-        add(slot: slot, onQueue: queue, handler: .snapshot(deliver))
+        named name: String? = nil, rule: Consumer.Rule, queue: DispatchQueue? = nil,
+        deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void = {}
+    ) throws(ReachabilityError) -> Consumer {
+        if let name { removeConsumer(named: name) }
+        let consumer = Consumer(target: target, rule: rule, queue: queue, deliver: deliver) { [listening] error in
+            if let error { listening.withLock { $0.failure = error } }
+            finish()
+        }
+        listening.withLock { listening in
+            listening.failure = nil
+            listening.consumers.append((name, consumer))
+        }
+        do {
+            try monitor.add(consumer, resolutionTimeout: resolutionTimeout, logger: logger)
+        } catch {
+            listening.withLock { $0.consumers.removeAll { $0.consumer === consumer } }
+            throw error
+        }
+        return consumer
     }
 
-    /// Adds a consumer that hears each change of flags on `queue`, in `slot`; logs a failure to start.
-    private func add(slot: String, onQueue queue: DispatchQueue, handler: ListenerHub.Handler) -> Bool {
+    /// Removes a consumer this object added; safe from any thread, a delivery's included.
+    package func removeConsumer(_ consumer: Consumer) {
+        listening.withLock { $0.consumers.removeAll { $0.consumer === consumer } }
+        monitor.remove(consumer)
+    }
+
+    /// Removes the consumer named `name`, if there is one.
+    package func removeConsumer(named name: String) {
+        let named = listening.withLock { $0.consumers.first { $0.name == name }?.consumer }
+        if let named { removeConsumer(named) }
+    }
+
+    /// Adds a consumer that hears each change of flags on `queue` under `name`; logs a failure to start.
+    package func addLoggedConsumer(
+        named name: String, queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
+    ) -> Bool {
         do {
-            try hub.add(slot: slot, deduplication: .flags, queue: queue, handler: handler)
+            try addConsumer(named: name, rule: .flags, queue: queue, deliver: deliver)
             return true
         } catch {
             logger.error("starting to listen to \(target) failed: \(error)")
             return false
         }
     }
-
-    /// Delivers every snapshot whose flags or path changed straight from the monitor's thread, and calls
-    /// `finish` once if listening ends on its own (see ``listeningFailure``): no thread hop and no other thread
-    /// woken, for `reach watch`. `deliver` must return quickly and must not stop listening.
-    ///
-    /// - Throws: when the subscription cannot be opened.
-    package func addImmediateConsumer(
-        slot: String, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void
-    ) throws(ReachabilityError) {
-        try hub.add(slot: slot, deduplication: .snapshot, handler: .snapshot(deliver), finish: finish)
-    }
-
-    /// Removes the consumer in `slot`.
-    package func removeConsumer(slot: String) {
-        hub.remove(slot: slot)
-    }
-
-    /// Adds a consumer that hears, on the monitor's thread, the first snapshot and then each one whose flags
-    /// (or, with `everyPathChange`, path) changed, and `finish` once when it is removed or listening ends on its
-    /// own: for waits, work queues and validation. `deliver` must return quickly. Returns the id for
-    /// ``stopObserving(_:)``.
-    package func observe(
-        everyPathChange: Bool = false, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void,
-        finish: @escaping @Sendable () -> Void
-    ) throws(ReachabilityError) -> UInt64 {
-        try hub.add(deduplication: everyPathChange ? .snapshot : .flags, handler: .snapshot(deliver), finish: finish)
-    }
-
-    /// Removes a consumer added by ``observe(everyPathChange:deliver:finish:)``; safe from any thread, a
-    /// delivery's included.
-    package func stopObserving(_ id: UInt64) {
-        hub.remove(id)
-    }
-
-    /// What the process's kernel subscription has counted: malformed and foreign messages, resyncs.
-    public var monitorStatistics: MonitorStatistics { backend.monitor.statistics }
-
-    /// Why listening ended on its own, if it did: the kernel subscription failed and could not be reopened, or
-    /// the named network namespace it lived in was deleted (``ReachabilityError/networkNamespaceDeleted(_:)``).
-    ///
-    /// Then every ``updates`` sequence has ended and listeners hear nothing more; starting to listen again
-    /// tries a new subscription and clears this.
-    public var listeningFailure: ReachabilityError? { hub.failure }
 }

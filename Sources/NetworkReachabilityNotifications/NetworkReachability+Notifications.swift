@@ -14,7 +14,7 @@ extension NetworkReachability {
     /// The `userInfo` key of the ``ReachabilitySnapshot`` in a ``Foundation/Notification/Name/networkReachabilityChanged`` notification.
     public static let snapshotUserInfoKey = "snapshot"
 
-    private static let notificationSlot = "notifications"
+    private static let notificationName = "notifications"
 
     /// Posts ``Foundation/Notification/Name/networkReachabilityChanged`` on `center`, from `queue`, once the
     /// target is first evaluated and then whenever its flags change. Replaces an earlier call's posting.
@@ -27,7 +27,7 @@ extension NetworkReachability {
     public func startPostingNotifications(
         to center: NotificationCenter = .default, onQueue queue: DispatchQueue = .main
     ) -> Bool {
-        addConsumer(slot: Self.notificationSlot, onQueue: queue) { [weak self] snapshot in
+        addLoggedConsumer(named: Self.notificationName, queue: queue) { [weak self] snapshot in
             guard let self else { return }
             center.post(name: .networkReachabilityChanged, object: self, userInfo: [Self.snapshotUserInfoKey: snapshot])
         }
@@ -35,6 +35,6 @@ extension NetworkReachability {
 
     /// Stops posting notifications.
     public func stopPostingNotifications() {
-        removeConsumer(slot: Self.notificationSlot)
+        removeConsumer(named: Self.notificationName)
     }
 }

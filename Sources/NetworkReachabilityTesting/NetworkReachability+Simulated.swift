@@ -16,7 +16,7 @@ extension NetworkReachability {
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
-        try self.init(target: target, backend: network.backend, resolutionTimeout: resolutionTimeout, logger: logger)
+        try self.init(target: target, monitor: network.monitor, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
     /// Watches one IPv4 or IPv6 address on a ``SimulatedNetwork``.

@@ -28,11 +28,16 @@ import NetworkReachabilityValidation
 /// without carrier keeps its routes but cannot carry packets.
 /// It starts with only the loopback interface `lo`.
 public final class SimulatedNetwork: Sendable {
-    /// The simulated kernel, the monitor and the resolver behind the network.
-    package let backend = SimulatedRoutingBackend()
+    /// The simulated kernel and the resolver behind the network.
+    package let backend: SimulatedRoutingBackend
+    /// The monitor every object on this network listens through.
+    package let monitor: ReachabilityMonitor
 
     /// Makes a network with only the loopback interface `lo` (127.0.0.1/8 and ::1/128).
-    public init() {}
+    public init() {
+        backend = SimulatedRoutingBackend()
+        monitor = ReachabilityMonitor(backend: backend)
+    }
 
     // MARK: - Interfaces
 
@@ -290,7 +295,7 @@ public final class SimulatedNetwork: Sendable {
     }
 
     private static func routePrefix(_ text: String, family: IPAddress.Family?) throws(SimulatedNetworkError)
-        -> (prefix: NetworkChanges.Prefix, family: IPAddress.Family)
+        -> (prefix: IPPrefix, family: IPAddress.Family)
     {
         if text == "default" {
             let isIPv6 = family == .ipv6

@@ -18,7 +18,7 @@ final class ValidationRunner: Sendable {
         /// Bumped by every network change: answers of an older cycle are dropped.
         var generation: UInt64 = 0
         var cycle: Task<Void, Never>?
-        var observer: UInt64?
+        var observer: Consumer?
         var isClosed = false
         var listeners: [UInt64: Listener] = [:]
         var nextID: UInt64 = 1
@@ -48,12 +48,12 @@ final class ValidationRunner: Sendable {
 
     /// Starts following the target's changes.
     func start() throws(ReachabilityError) {
-        let id = try reachability.observe(everyPathChange: true) { [weak self] snapshot in
+        let observer = try reachability.addConsumer(rule: .snapshot) { [weak self] snapshot in
             self?.networkChanged(snapshot)
         } finish: { [weak self] in
             self?.close()
         }
-        state.withLock { $0.observer = id }
+        state.withLock { $0.observer = observer }
     }
 
     var outcome: ValidationOutcome { state.withLock { $0.outcome } }
@@ -178,7 +178,7 @@ final class ValidationRunner: Sendable {
 
     /// Stops probing and listening; sequences end. The outcome stays as it was.
     func close() {
-        let closed = state.withLock { state -> (Task<Void, Never>?, UInt64?, [Listener])? in
+        let closed = state.withLock { state -> (Task<Void, Never>?, Consumer?, [Listener])? in
             guard !state.isClosed else { return nil }
             state.isClosed = true
             defer {
@@ -190,7 +190,7 @@ final class ValidationRunner: Sendable {
         }
         guard let (cycle, observer, listeners) = closed else { return }
         cycle?.cancel()
-        if let observer { reachability.stopObserving(observer) }
+        if let observer { reachability.removeConsumer(observer) }
         for case .stream(let continuation) in listeners { continuation.finish() }
         if let ownProber { Task { try? await ownProber.shutdown() } }
     }

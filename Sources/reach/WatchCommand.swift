@@ -51,15 +51,15 @@ struct WatchCommand: ParsableCommand {
         var validator: ConnectivityValidator?
         for (argument, reachability) in watched {
             guard let configuration, argument.target == .internet, validator == nil else {
-                try reachability.addImmediateConsumer(
-                    slot: "watch", deliver: { snapshot in printer.print(snapshot, as: argument.text) },
+                try reachability.addConsumer(
+                    rule: .snapshot, deliver: { snapshot in printer.print(snapshot, as: argument.text) },
                     finish: { ended.signal() })
                 continue
             }
             // Validation probes run on NIO's threads, so this one target's lines are printed from two places.
             let lines = ValidatedLines(printer: printer, target: argument.text)
-            try reachability.addImmediateConsumer(
-                slot: "watch", deliver: { snapshot in lines.receive(snapshot) }, finish: { ended.signal() })
+            try reachability.addConsumer(
+                rule: .snapshot, deliver: { snapshot in lines.receive(snapshot) }, finish: { ended.signal() })
             let started = try ConnectivityValidator(reachability: reachability, configuration: configuration)
             started.startListening(onQueue: DispatchQueue(label: "reach.validation")) { outcome in lines.receive(outcome) }
             validator = started

@@ -18,16 +18,18 @@ struct KernelQueriesInNamespaceTests {
             .entry(matching: IPAddress("10.9.0.1")), .path(to: IPAddress("10.9.0.1")), .entry(matching: IPAddress("10.1.2.3")),
             .entry(matching: IPAddress("198.51.100.1")),
         ])
-        guard case .route(let byDefault) = answers[0], case .route(let path) = answers[1], case .route(let byRule) = answers[2]
+        guard case .route(let byDefault) = answers[0], case .route(let path) = answers[1], case .route = answers[2]
         else {
             Issue.record("no routes: \(answers)")
             return
         }
-        #expect(MatchedRoute(byDefault) == MatchedRoute(table: 254, prefix: .all(.ipv4)))
+        #expect(RouteSharing.matchedEntry(answers[0]) == .entry(table: 254, prefix: .all(.ipv4)))
         #expect(!byDefault.hasNextHopChoice && byDefault.gateway?.description == TestNetwork.gatewayIPv4)
         // The path names the destination itself, and the source the kernel picked
         #expect(path.destinationLength == 32 && path.preferredSource?.description == TestNetwork.hostIPv4)
-        #expect(MatchedRoute(byRule) == MatchedRoute(table: 100, prefix: .init(address: try IPAddress("10.1.0.0"), length: 16)))
+        #expect(
+            RouteSharing.matchedEntry(answers[2])
+                == .entry(table: 100, prefix: .init(address: try IPAddress("10.1.0.0"), length: 16)))
         #expect(answers[3] == answers[0])
     }
 
@@ -52,14 +54,14 @@ struct KernelQueriesInNamespaceTests {
         try network.addRoutes(50)  // into main
         let queries = KernelQueries(namespace: NetworkNamespace(named: network.name))
         defer { queries.close() }
-        #expect(try queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4).isEmpty)
+        #expect(try queries.routes(family: .ipv4, table: RouteSharing.defaultTable, type: nil).map(\.prefix).isEmpty)
         try network.ip("route", "add", "10.7.0.0/16", "via", TestNetwork.gatewayIPv4, "table", "default")
         try network.ip("route", "add", "unreachable", "default", "table", "default")
-        let prefixes = try queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv4)
+        let prefixes = try queries.routes(family: .ipv4, table: RouteSharing.defaultTable, type: nil).map(\.prefix)
         #expect(prefixes.count == 2)
         #expect(prefixes.contains(.init(address: try IPAddress("10.7.0.0"), length: 16)))
         #expect(prefixes.contains(.all(.ipv4)))
-        #expect(try queries.routePrefixes(inTable: MatchedRoute.defaultTable, family: .ipv6).isEmpty)
+        #expect(try queries.routes(family: .ipv6, table: RouteSharing.defaultTable, type: nil).map(\.prefix).isEmpty)
     }
 
     @Test func aDumpOfOneTypeListsThoseRoutesInEveryTable() throws {

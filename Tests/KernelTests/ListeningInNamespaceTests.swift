@@ -12,15 +12,15 @@ import TestSupport
 struct ListeningInNamespaceTests {
     private let queue = DispatchQueue(label: "listener")
 
-    private func internet(in network: TestNetwork) throws -> (NetworkReachability, LinuxRoutingBackend) {
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        return (try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger), backend)
+    private func internet(in network: TestNetwork) throws -> (NetworkReachability, ReachabilityMonitor) {
+        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
+        return (try NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger), monitor)
     }
 
     @Test func listenerHearsTheInitialStatusOnceThenEachChange() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let statuses = Recorder<NetworkReachabilityStatus>()
         #expect(reachability.startListening(onQueue: queue) { statuses.append($0) })
         #expect(statuses.waitFor(1) == [.reachable(.ethernetOrWiFi)])
@@ -29,7 +29,7 @@ struct ListeningInNamespaceTests {
         #expect(statuses.waitFor(2) == [.reachable(.ethernetOrWiFi), .notReachable])
         #expect(statuses.valuesAfterQuiet().count == 2)
         reachability.stopListening()
-        #expect(!backend.monitor.isSubscribed)
+        #expect(!monitor.isSubscribed)
     }
 
     @Test func startingOfflineStillDeliversTheInitialStatus() throws {
@@ -46,14 +46,14 @@ struct ListeningInNamespaceTests {
     @Test func stoppingInsideTheCallbackEndsDeliveryAndTheSubscription() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let calls = Recorder<NetworkReachabilityStatus>()
         reachability.startListening(onQueue: queue) { [reachability] status in
             calls.append(status)
             reachability.stopListening()
         }
         #expect(calls.waitFor(1).count == 1)
-        #expect(eventually { !backend.monitor.isSubscribed })
+        #expect(eventually { !monitor.isSubscribed })
         try network.ip("route", "del", "default")
         #expect(calls.valuesAfterQuiet().count == 1)
     }
@@ -61,12 +61,12 @@ struct ListeningInNamespaceTests {
     @Test func noNetlinkDescriptorSurvivesAStop() throws {
         let network = try TestNetwork()
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let calls = Recorder<NetworkReachabilityStatus>()
         reachability.startListening(onQueue: queue) { calls.append($0) }
         calls.waitFor(1)
         // Identify the subscription's socket by inode: descriptor numbers are reused by parallel tests.
-        let socketNames = backend.monitor.openDescriptors.compactMap { descriptor -> String? in
+        let socketNames = monitor.openDescriptors.compactMap { descriptor -> String? in
             let name = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
             return name?.hasPrefix("socket:") == true ? name : nil
         }
@@ -77,31 +77,31 @@ struct ListeningInNamespaceTests {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")
             })
         #expect(open.isDisjoint(with: socketNames))
-        #expect(backend.monitor.openDescriptors.isEmpty)
+        #expect(monitor.openDescriptors.isEmpty)
     }
 
     @Test func sequenceEndsWhenItsTaskIsCancelledAndTheSubscriptionCloses() async throws {
         let network = try TestNetwork()
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let snapshots = Recorder<ReachabilitySnapshot>()
         let updates = reachability.updates
         let task = Task { for await snapshot in updates { snapshots.append(snapshot) } }
         #expect(await snapshots.waitForAsync(1).first?.path.gateway?.description == TestNetwork.gatewayIPv4)
         task.cancel()
         await task.value
-        #expect(await eventuallyAsync { !backend.monitor.isSubscribed })
+        #expect(await eventuallyAsync { !monitor.isSubscribed })
     }
 
     @Test func releasingTheObjectStopsItsListening() throws {
         let network = try TestNetwork()
         defer { network.remove() }
-        var (reachability, backend): (NetworkReachability?, LinuxRoutingBackend) = try internet(in: network)
+        var (reachability, monitor): (NetworkReachability?, ReachabilityMonitor) = try internet(in: network)
         let calls = Recorder<NetworkReachabilityStatus>()
         reachability?.startListening(onQueue: queue) { calls.append($0) }
         calls.waitFor(1)
         reachability = nil
-        #expect(eventually { !backend.monitor.isSubscribed })
+        #expect(eventually { !monitor.isSubscribed })
     }
 
     @Test func notificationCarriesTheObjectAndTheSnapshot() throws {
@@ -123,12 +123,12 @@ struct ListeningInNamespaceTests {
     @Test func forgedMessagesFromUserSpaceAreDroppedAndCounted() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let statuses = Recorder<NetworkReachabilityStatus>()
         reachability.startListening(onQueue: queue) { statuses.append($0) }
         statuses.waitFor(1)
         // Given the subscription's port id
-        let subscription = try #require(backend.monitor.openDescriptors.first)
+        let subscription = try #require(monitor.openDescriptors.first)
         var address = sockaddr_nl()
         var length = socklen_t(MemoryLayout<sockaddr_nl>.size)
         _ = withUnsafeMutablePointer(to: &address) {
@@ -152,7 +152,7 @@ struct ListeningInNamespaceTests {
         }
         #expect(sent == forged.count)
         // Then it is counted as foreign and the status stays
-        #expect(eventually { backend.monitor.statistics.foreignMessages >= 1 })
+        #expect(eventually { monitor.statistics.foreignMessages >= 1 })
         #expect(statuses.valuesAfterQuiet() == [.reachable(.ethernetOrWiFi)])
         reachability.stopListening()
     }
@@ -161,7 +161,7 @@ struct ListeningInNamespaceTests {
         // Given a sequence of snapshots from a backend bound to a namespace
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let (reachability, backend) = try internet(in: network)
+        let (reachability, monitor) = try internet(in: network)
         let snapshots = Recorder<ReachabilitySnapshot>()
         let updates = reachability.updates
         let task = Task { for await snapshot in updates { snapshots.append(snapshot) } }
@@ -173,7 +173,7 @@ struct ListeningInNamespaceTests {
         // Then the sequence ends by itself, the object says why, and no subscription is left open
         await task.value
         #expect(reachability.listeningFailure == .networkNamespaceDeleted("/run/netns/\(network.name)"))
-        #expect(!backend.monitor.isSubscribed)
-        #expect(backend.monitor.openDescriptors.isEmpty)
+        #expect(!monitor.isSubscribed)
+        #expect(monitor.openDescriptors.isEmpty)
     }
 }

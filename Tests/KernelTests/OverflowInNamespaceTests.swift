@@ -14,8 +14,9 @@ struct OverflowInNamespaceTests {
         // Given a listener whose subscription has the smallest receive buffer the kernel allows
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name), receiveBufferSize: 1)
-        let reachability = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
+        let monitor = ReachabilityMonitor(
+            backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name), receiveBufferSize: 1))
+        let reachability = try NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger)
         let statuses = Recorder<NetworkReachabilityStatus>()
         reachability.startListening(onQueue: queue) { statuses.append($0) }
         #expect(statuses.waitFor(1) == [.reachable(.ethernetOrWiFi)])
@@ -24,7 +25,7 @@ struct OverflowInNamespaceTests {
         try network.floodRoutes(100_000, finally: "route del default")
 
         // Then the socket overflowed, the state was re-read, and the final status is what the kernel says
-        #expect(eventually { backend.monitor.statistics.resynchronizations >= 1 })
+        #expect(eventually { monitor.statistics.resynchronizations >= 1 })
         #expect(try network.run(["ip", "route", "get", "8.8.8.8"]).status != 0)  // the kernel: no route
         #expect(eventually(timeout: 20) { statuses.values.last == .notReachable })
         #expect(reachability.status == .notReachable)
@@ -32,8 +33,8 @@ struct OverflowInNamespaceTests {
         // And every later change is still seen
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         #expect(eventually { statuses.values.last == .reachable(.ethernetOrWiFi) })
-        #expect(backend.monitor.statistics.malformedMessages == 0)
+        #expect(monitor.statistics.malformedMessages == 0)
         reachability.stopListening()
-        #expect(!backend.monitor.isSubscribed)
+        #expect(!monitor.isSubscribed)
     }
 }

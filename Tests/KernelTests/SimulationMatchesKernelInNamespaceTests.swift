@@ -38,9 +38,9 @@ struct SimulationMatchesKernelInNamespaceTests {
     @Test func theSameNetworkThroughTheSameChangesGivesTheSameAnswers() throws {
         let network = try TestNetwork()
         defer { network.remove() }
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
         let kernel = { (target: ReachabilityTarget) in
-            try NetworkReachability(target: target, backend: backend, logger: NetworkReachability.silentLogger)
+            try NetworkReachability(target: target, monitor: monitor, logger: NetworkReachability.silentLogger)
         }
         let simulated = SimulatedNetwork()
         try simulated.addInterface("rn0")

@@ -39,11 +39,11 @@ struct ValidationInNamespaceTests {
     ) async throws {
         let group = try eventLoopGroup(in: network)
         let prober = NamespacedProber(HTTPConnectivityProber(eventLoopGroup: group), on: group.next())
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
+        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
         var failure: (any Error)?
         do {
             let validator = try ConnectivityValidator(
-                reachability: NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger),
+                reachability: NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger),
                 configuration: ValidationConfiguration(
                     probeURL: server.probeURL, timeout: timeout, initialRetryDelay: .seconds(120),
                     maximumRetryDelay: .seconds(120)),  // only network changes re-probe: the order is exact

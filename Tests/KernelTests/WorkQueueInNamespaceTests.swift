@@ -11,20 +11,20 @@ struct WorkQueueInNamespaceTests {
 
     private func queue(
         in network: TestNetwork, retryPolicy: RetryPolicy = .standard
-    ) throws -> (ReachabilityWorkQueue, LinuxRoutingBackend) {
-        let backend = LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name))
-        let reachability = try NetworkReachability(target: .internet, backend: backend, logger: NetworkReachability.silentLogger)
-        return (try ReachabilityWorkQueue(reachability: reachability, retryPolicy: retryPolicy), backend)
+    ) throws -> (ReachabilityWorkQueue, ReachabilityMonitor) {
+        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
+        let reachability = try NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger)
+        return (try ReachabilityWorkQueue(reachability: reachability, retryPolicy: retryPolicy), monitor)
     }
 
     @Test func jobsSubmittedOfflineRunInOrderOnceTheDefaultRouteReturns() async throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         try network.ip("route", "del", "default")
-        let (queue, backend) = try queue(in: network)
+        let (queue, monitor) = try queue(in: network)
         let events = Recorder<String>()
         let jobs = (1...3).map { number in queue.submit { events.append("job \(number)") } }
-        #expect(await eventuallyAsync { backend.monitor.statistics.targetEvaluations >= 1 })
+        #expect(await eventuallyAsync { monitor.statistics.targetEvaluations >= 1 })
         try await Task.sleep(for: .milliseconds(300))
         #expect(queue.unfinishedJobCount == 3)
         events.append("adding the route")
@@ -91,14 +91,14 @@ struct WorkQueueInNamespaceTests {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         try network.ip("route", "del", "default")
-        let (queue, backend) = try queue(in: network)
+        let (queue, monitor) = try queue(in: network)
         let ran = Recorder<Int>()
         let jobs = (1...2).map { number in queue.submit { ran.append(number) } }
-        #expect(await eventuallyAsync { backend.monitor.statistics.targetEvaluations >= 1 })
+        #expect(await eventuallyAsync { monitor.statistics.targetEvaluations >= 1 })
         queue.close()
         for job in jobs { #expect(await job.outcome.description == "cancelled after 0 attempts") }
         #expect(queue.submit { ran.append(3) }.currentOutcome?.description == "cancelled after 0 attempts")
-        #expect(await eventuallyAsync { !backend.monitor.isSubscribed })
+        #expect(await eventuallyAsync { !monitor.isSubscribed })
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         try await Task.sleep(for: .milliseconds(300))
         #expect(ran.values.isEmpty)
@@ -108,8 +108,8 @@ struct WorkQueueInNamespaceTests {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         var queue: ReachabilityWorkQueue?
-        let backend: LinuxRoutingBackend
-        (queue, backend) = try self.queue(in: network)
+        let monitor: ReachabilityMonitor
+        (queue, monitor) = try self.queue(in: network)
         let started = Recorder<Bool>()
         let job = try #require(queue).submit {
             started.append(true)
@@ -118,16 +118,16 @@ struct WorkQueueInNamespaceTests {
         #expect(await started.waitForAsync(1).count == 1)
         queue = nil
         #expect(await job.outcome.description == "cancelled after 1 attempt")
-        #expect(await eventuallyAsync { !backend.monitor.isSubscribed })
+        #expect(await eventuallyAsync { !monitor.isSubscribed })
     }
 
     @Test func aDeletedNamespaceFailsTheJobsWithItsError() async throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         try network.ip("route", "del", "default")
-        let (queue, backend) = try queue(in: network)
+        let (queue, monitor) = try queue(in: network)
         let job = queue.submit {}
-        #expect(await eventuallyAsync { backend.monitor.statistics.targetEvaluations >= 1 })
+        #expect(await eventuallyAsync { monitor.statistics.targetEvaluations >= 1 })
         network.remove()
         let outcome = await job.outcome
         guard case .failed(let error, attempts: 0) = outcome else {

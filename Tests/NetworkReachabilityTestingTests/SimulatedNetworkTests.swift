@@ -290,7 +290,8 @@ struct SimulatedNetworkTests {
     }
 
     @Test func eachConsumerHearsWhatChangedUnderItsOwnRuleAndALateOneStartsFromTheLatest() throws {
-        // The hub keeps one latest snapshot; its consumers keep none, so this checks they still tell what is new.
+        // The monitor keeps one latest snapshot per target; its consumers keep none, so this checks they still tell
+        // what is new.
         let network = SimulatedNetwork()
         try network.addInterface("wlan0", type: .wifi)
         try network.addAddress("192.168.1.20/24", to: "wlan0")
@@ -299,22 +300,22 @@ struct SimulatedNetworkTests {
         let flags = Recorder<ReachabilityFlags>()
         let paths = Recorder<String>()
         let late = Recorder<String>()
-        let first = try reachability.observe(deliver: { flags.append($0.flags) }, finish: {})
-        let second = try reachability.observe(
-            everyPathChange: true, deliver: { paths.append("\($0.path.gateway.map { "\($0)" } ?? "none")") }, finish: {})
+        let first = try reachability.addConsumer(rule: .flags, deliver: { flags.append($0.flags) })
+        let second = try reachability.addConsumer(
+            rule: .snapshot, deliver: { paths.append("\($0.path.gateway.map { "\($0)" } ?? "none")") })
         network.settle()
         try network.addDefaultRoute(via: "192.168.1.254", metric: 10)  // the path changes, the flags do not
         let lateFlags = Recorder<ReachabilityFlags>()
-        let third = try reachability.observe(
-            everyPathChange: true, deliver: { late.append("\($0.path.gateway.map { "\($0)" } ?? "none")") }, finish: {})
-        let fourth = try reachability.observe(deliver: { lateFlags.append($0.flags) }, finish: {})
+        let third = try reachability.addConsumer(
+            rule: .snapshot, deliver: { late.append("\($0.path.gateway.map { "\($0)" } ?? "none")") })
+        let fourth = try reachability.addConsumer(rule: .flags, deliver: { lateFlags.append($0.flags) })
         try network.addDefaultRoute(via: "192.168.1.252", metric: 5)
         network.removeDefaultRoutes()
         #expect(flags.values == [[.reachable], []])
         #expect(paths.values == ["192.168.1.1", "192.168.1.254", "192.168.1.252", "none"])
         #expect(late.values == ["192.168.1.254", "192.168.1.252", "none"])
         #expect(lateFlags.values == [[.reachable], []])
-        for id in [first, second, third, fourth] { reachability.stopObserving(id) }
+        for consumer in [first, second, third, fourth] { reachability.removeConsumer(consumer) }
     }
 
     @Test func aWaitReturnsTheStatusThatSatisfiedIt() async throws {

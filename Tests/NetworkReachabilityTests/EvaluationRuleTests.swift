@@ -20,24 +20,26 @@ struct EvaluationRuleTests {
 
     @Test func unicastBehindAGatewayIsReachableOnly() throws {
         let flags = TargetEvaluator.flags(
-            route: try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1]), link: link(), interfaceType: .wiredEthernet)
+            route: try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1]).path, link: link(), interfaceType: .wiredEthernet)
         #expect(flags == .reachable)
     }
 
     @Test func unicastOnLinkIsDirect() throws {
-        let flags = TargetEvaluator.flags(route: try route(type: UInt8(RTN_UNICAST)), link: link(), interfaceType: .wiredEthernet)
+        let flags = TargetEvaluator.flags(
+            route: try route(type: UInt8(RTN_UNICAST)).path, link: link(), interfaceType: .wiredEthernet)
         #expect(flags == [.reachable, .isDirect])
     }
 
     @Test(arguments: [RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT, RTN_THROW, RTN_NAT, RTN_XRESOLVE])
     func rejectingRoutesGiveNoFlags(type: Int) throws {
-        #expect(TargetEvaluator.flags(route: try route(type: UInt8(type)), link: link(), interfaceType: .wiredEthernet) == [])
+        #expect(
+            TargetEvaluator.flags(route: try route(type: UInt8(type)).path, link: link(), interfaceType: .wiredEthernet) == [])
     }
 
     /// `ip route get 255.255.255.255` says `broadcast … dev eth0`: the packet leaves, on-link.
     @Test(arguments: [RTN_BROADCAST, RTN_MULTICAST, RTN_ANYCAST])
     func broadcastMulticastAndAnycastLeaveOnLink(type: Int) throws {
-        let flags = TargetEvaluator.flags(route: try route(type: UInt8(type)), link: link(), interfaceType: .wiredEthernet)
+        let flags = TargetEvaluator.flags(route: try route(type: UInt8(type)).path, link: link(), interfaceType: .wiredEthernet)
         #expect(flags == [.reachable, .isDirect])
     }
 
@@ -45,32 +47,34 @@ struct EvaluationRuleTests {
         let unicast = try route(type: UInt8(RTN_UNICAST), gateway: [192, 0, 2, 1])
         let noCarrier = link(flags: cnl_iff_up(), state: 2 /* IF_OPER_DOWN */)
         #expect(
-            TargetEvaluator.flags(route: unicast, link: noCarrier, interfaceType: .wiredEthernet) == [
+            TargetEvaluator.flags(route: unicast.path, link: noCarrier, interfaceType: .wiredEthernet) == [
                 .reachable, .connectionRequired,
             ])
         let dormant = link(state: cnl_if_oper_dormant())
         #expect(
-            TargetEvaluator.flags(route: unicast, link: dormant, interfaceType: .wifi)
+            TargetEvaluator.flags(route: unicast.path, link: dormant, interfaceType: .wifi)
                 == [.reachable, .connectionRequired, .interventionRequired])
         let lowerLayerDown = link(state: 7 /* IF_OPER_LOWERLAYERDOWN */)
         #expect(
-            TargetEvaluator.flags(route: unicast, link: lowerLayerDown, interfaceType: .wiredEthernet).contains(
+            TargetEvaluator.flags(route: unicast.path, link: lowerLayerDown, interfaceType: .wiredEthernet).contains(
                 .connectionRequired))
         let unknownState = link(state: cnl_if_oper_unknown())
-        #expect(TargetEvaluator.flags(route: unicast, link: unknownState, interfaceType: .wiredEthernet) == .reachable)
+        #expect(TargetEvaluator.flags(route: unicast.path, link: unknownState, interfaceType: .wiredEthernet) == .reachable)
     }
 
     @Test func pointToPointIsTransientAndCellularIsWWAN() throws {
         let unicast = try route(type: UInt8(RTN_UNICAST))
         let tunnel = link(flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_pointopoint(), state: cnl_if_oper_unknown())
         #expect(
-            TargetEvaluator.flags(route: unicast, link: tunnel, interfaceType: .other) == [
+            TargetEvaluator.flags(route: unicast.path, link: tunnel, interfaceType: .other) == [
                 .reachable, .isDirect, .transientConnection,
             ])
         #expect(
-            TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular) == [.reachable, .isDirect, .isWWAN])
+            TargetEvaluator.flags(route: unicast.path, link: link(), interfaceType: .cellular) == [
+                .reachable, .isDirect, .isWWAN,
+            ])
         #expect(
-            NetworkReachabilityStatus(TargetEvaluator.flags(route: unicast, link: link(), interfaceType: .cellular))
+            NetworkReachabilityStatus(TargetEvaluator.flags(route: unicast.path, link: link(), interfaceType: .cellular))
                 == .reachable(.wwan))
     }
 }

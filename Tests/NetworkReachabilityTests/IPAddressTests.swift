@@ -122,7 +122,7 @@ struct IPAddressTests {
             #expect(lowest.family == address.family && highest.family == address.family)
             #expect(lowest.zone == nil && highest.zone == nil)
             // And the prefix holds exactly what lies between them
-            let prefix = NetworkChanges.Prefix(address: address, length: length)
+            let prefix = IPPrefix(address: address, length: length)
             #expect(prefix.contains(lowest) && prefix.contains(highest) && prefix.contains(address))
         }
     }

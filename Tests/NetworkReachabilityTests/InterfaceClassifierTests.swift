@@ -91,7 +91,9 @@ struct InterfaceClassifierTests {
             operationalState: cnl_if_oper_unknown(), kind: nil)
         let described = InterfaceClassifier(sysfsRoot: root).interface(for: link)
         #expect(described.type == .cellular)
-        #expect(TargetEvaluator.linkFlags(link: link, type: described.type) == .isWWAN)
+        let onLink = RoutePath(type: .unicast, gateway: nil, outputInterface: 7, preferredSource: nil)
+        #expect(
+            TargetEvaluator.flags(route: onLink, link: link, interfaceType: described.type) == [.reachable, .isDirect, .isWWAN])
     }
 
     @Test func deviceTypeIsReadFromUevent() {

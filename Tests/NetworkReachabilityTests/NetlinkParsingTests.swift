@@ -25,7 +25,7 @@ struct NetlinkParsingTests {
             flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_loopback(),
             operationalState: cnl_if_oper_unknown(), kind: nil)
         #expect(
-            TargetEvaluator.flags(route: route, link: loopback, interfaceType: .loopback) == [
+            TargetEvaluator.flags(route: route.path, link: loopback, interfaceType: .loopback) == [
                 .reachable, .isLocalAddress, .isDirect,
             ])
     }

@@ -8,7 +8,7 @@ import Testing
 struct RefusingRoutesTests {
     private static func route(
         _ destination: String, _ length: UInt8, type: RouteMessage.RouteType = .unreachable,
-        table: UInt32 = MatchedRoute.mainTable, family: Int32 = AF_INET, priority: UInt32? = nil
+        table: UInt32 = RouteSharing.mainTable, family: Int32 = AF_INET, priority: UInt32? = nil
     ) throws -> RouteMessage {
         var route = RouteMessage(
             family: UInt8(family), destinationLength: length, table: table, type: type,
@@ -17,18 +17,18 @@ struct RefusingRoutesTests {
         return route
     }
 
-    private static func prefixes(_ routes: inout RefusingRoutes, dump: [RouteMessage] = []) throws -> Set<String> {
+    private static func prefixes(_ routes: inout RouteSharing.RefusingRoutes, dump: [RouteMessage] = []) throws -> Set<String> {
         var asked: [UInt8] = []
         let prefixes = try routes.prefixes { type in
             asked.append(type)
             return dump.filter { RouteMessage.RouteType(type) == $0.type }
         }
-        if !asked.isEmpty { #expect(asked == RefusingRoutes.types) }
+        if !asked.isEmpty { #expect(asked == RouteSharing.RefusingRoutes.types) }
         return Set(prefixes.map { "\($0.address)/\($0.length)" })
     }
 
     @Test func theDumpSeedsThemAndNotificationsKeepThem() throws {
-        var routes = RefusingRoutes()
+        var routes = RouteSharing.RefusingRoutes()
         // Unknown yet: a notification changes nothing
         routes.apply(try Self.route("10.9.0.0", 16), deleted: false, replacing: false)
         let dump = [

@@ -1,23 +1,26 @@
 import CNetlink
 import Glibc
 
+/// One lookup of a batch: the path a packet to the address would take (`ip route get`), or the table entry
+/// it matches (`ip route get … fibmatch`), whose prefix and table say which changes can move the answer.
+enum RouteLookup: Sendable, Equatable {
+    case path(to: IPAddress)
+    case entry(matching: IPAddress)
+}
+
 /// Request/response exchanges with the kernel over one reused socket, serialized by a lock.
 ///
 /// The socket opens on the first query and closes with ``close()`` or when the object is released.
 ///
 /// With `followsLinks`, the same socket also carries the kernel's link notifications, and the queries keep the
 /// links they have seen exact from them (``followedLinks()``). A notification queues ahead of any later reply,
-/// so each exchange has read every change made before its answer: a synchronous read costs one `send` and
-/// one `recvfrom`, with no separate drain. A full queue drops replies too (`ENOBUFS`): the links are then
-/// forgotten and the requests asked again.
-///
-/// From the first ``changeMark()`` on, such a socket also follows the route, rule and address notifications, so
-/// that what was learned from route answers can be kept exact between exchanges in the same way.
+/// so each exchange has read every change made before its answer: a synchronous read of a routed address costs one
+/// `send` and one `recvfrom`, with no separate drain and no second request for its link. A full queue drops replies
+/// too (`ENOBUFS`): the links are then forgotten and the requests asked again.
 final class KernelQueries: RouteQuerying {
     private struct State {
         var socket: NetlinkSocket?
         var sequence: UInt32 = 0
-        var exchanges = 0
         /// Requests sent so far: an exchange sends one or more.
         var requests = 0
         /// Exchanges and catch-ups so far: after each, `links` is as current as the moment it ended.
@@ -25,19 +28,6 @@ final class KernelQueries: RouteQuerying {
         /// With `followsLinks`, the links seen so far; links never asked about are not here.
         var links: [Int: LinkMessage] = [:]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        /// The requests of the current exchange, encoded; kept to reuse its capacity.
-        var batch: [UInt8] = []
-        /// The request `batch` holds when the last exchange asked exactly one: asked again (repeated reads of
-        /// one target), it is only renumbered, not encoded anew.
-        var single: KernelRequest?
-        /// Per request of the current exchange: whether it is a dump, and whether its answer is still open.
-        var isDump: [Bool] = []
-        var isOpen: [Bool] = []
-        /// Notifications read so far, each loss of them (an overflow, a new socket) counted too: an answer asked
-        /// while this count stood still is current for as long as it stands still.
-        var changesSeen = 0
-        /// Whether the socket follows every group whose notifications can change a route's answer.
-        var followsRouteAnswers = false
     }
 
     // Guarded by its lock: one exchange at a time.
@@ -83,29 +73,17 @@ final class KernelQueries: RouteQuerying {
     }
 
     private func lookupRoutes(_ count: Int, _ request: (Int) -> KernelRequest) throws(ReachabilityError) -> [RouteAnswer] {
-        try state.withLock { (state: inout State) throws(ReachabilityError) -> [RouteAnswer] in
-            // A single lookup needs no array of answers still open.
-            if count == 1 { return [try routeAnswer(request(0), in: &state)] }
-            var open: [RouteAnswer?] = .emptyPlaces(count)
-            try exchange(in: &state, count, request) { position, event in Self.record(event, in: &open[position]) }
-            var answers: [RouteAnswer] = []
-            answers.reserveCapacity(count)
-            for answer in open {
-                guard let answer else { throw .malformedKernelReply("route lookup answer") }
-                answers.append(answer)
-            }
-            return answers
+        var open = [RouteAnswer?](repeating: nil, count: count)
+        try exchange(count, request) { position, event in Self.record(event, in: &open[position]) }
+        return try open.map { (answer) throws(ReachabilityError) in
+            guard let answer else { throw .malformedKernelReply("route lookup answer") }
+            return answer
         }
     }
 
     /// Whether `family`'s policy rules are the kernel's defaults (`RTM_GETRULE` dump).
     func hasDefaultPolicyRules(_ family: IPAddress.Family) throws(ReachabilityError) -> Bool {
         PolicyRuleMessage.areDefaults(try dump(.rules(family: family), PolicyRuleMessage.init), family: family)
-    }
-
-    /// The destination prefixes of `family`'s routes in `table` (`RTM_GETROUTE` dump).
-    func routePrefixes(inTable table: UInt32, family: IPAddress.Family) throws(ReachabilityError) -> [NetworkChanges.Prefix] {
-        try routes(family: family, table: table, type: nil).map(\.prefix)
     }
 
     /// `family`'s routes in `table` and of `type` (`RTN_*`), each where given (`RTM_GETROUTE` dump). The kernel
@@ -135,31 +113,8 @@ final class KernelQueries: RouteQuerying {
         return answer
     }
 
-    /// A mark of the changes this client has been told of: notifications read, and losses of them. An answer asked
-    /// after the mark was taken is what the kernel would still give while the mark stays the same. `nil` for a
-    /// client that does not follow links: it follows no notifications at all.
-    ///
-    /// Exact because from the first call on the socket follows every group whose notifications can change a route's
-    /// answer (routes, rules, addresses, links), and a notification queues ahead of any later reply: so an exchange
-    /// reads every change made before its answer. Its gaps are the monitor's too: IPv4 sends a route's deletion
-    /// notice a few instructions before it unlinks the route, so a lookup that lands in between (after an earlier
-    /// exchange read the notice) still finds it; and changes those groups do not announce (nexthop objects with
-    /// `nexthop_compat_mode` off, IPv6 router choice by neighbour reachability) move no mark.
-    func changeMark() throws(ReachabilityError) -> Int? {
-        guard followsLinks else { return nil }
-        return try state.withLock { (state: inout State) throws(ReachabilityError) -> Int? in
-            if !state.followsRouteAnswers {
-                if let socket = state.socket { try socket.join(groups: cnl_route_answer_groups()) }
-                state.followsRouteAnswers = true  // a socket opened later joins them at once
-            }
-            _ = try openSocket(&state)  // a new socket counts as a loss: before the mark is taken
-            return state.changesSeen
-        }
-    }
-
     /// Updates a route lookup's answer so far with `event`: its route message, or the errno it failed with. A
-    /// lookup that completes without a route stays `nil`, which the caller reports as a malformed reply. In
-    /// place, as an answer is large enough that copying it in and out showed in every lookup.
+    /// lookup that completes without a route stays `nil`, which the caller reports as a malformed reply.
     private static func record(_ event: Event, in answer: inout RouteAnswer?) {
         switch event {
         case .message(let message): if let route = RouteMessage(message) { answer = .route(route) }
@@ -205,9 +160,6 @@ final class KernelQueries: RouteQuerying {
             return link
         }
     }
-
-    /// How many `send` round trips this client has made: each batch of requests counts once.
-    var exchangeCount: Int { state.withLock { $0.exchanges } }
 
     /// How many requests this client has sent, however they were batched.
     var requestCount: Int { state.withLock { $0.requests } }
@@ -286,7 +238,6 @@ final class KernelQueries: RouteQuerying {
     /// Sends `count` requests in one `send` (the kernel handles each in turn and answers each), and hands
     /// every event of each to `handle` with the request's position as it arrives: its messages, then how it
     /// ended. Messages are matched by port id and sequence number; replies to older exchanges are skipped.
-    /// Requests are encoded into a buffer kept between exchanges, so a query allocates nothing for its request.
     private func exchange(
         _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
     ) throws(ReachabilityError) {
@@ -320,28 +271,16 @@ final class KernelQueries: RouteQuerying {
         let socket = try openSocket(&state)
         let first = state.sequence &+ 1
         state.sequence &+= UInt32(count)
-        if count == 1, let single = state.single, request(0) == single {
-            // `isDump` still describes it; only its answer is open again.
-            state.batch.withUnsafeMutableBytes { $0.storeBytes(of: first, toByteOffset: Self.sequenceOffset, as: UInt32.self) }
-            state.isOpen[0] = true
-        } else {
-            state.isDump.removeAll(keepingCapacity: true)
-            state.isOpen.removeAll(keepingCapacity: true)
-            var batch = state.batch
-            state.batch = []
-            batch.removeAll(keepingCapacity: true)
-            for position in 0..<count {
-                let request = request(position)
-                batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
-                state.isDump.append(request.isDump)
-                state.isOpen.append(true)
-            }
-            state.batch = batch
-            state.single = count == 1 ? request(0) : nil
+        var batch: [UInt8] = []
+        var isDump: [Bool] = []
+        for position in 0..<count {
+            let request = request(position)
+            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: batch)
+            isDump.append(request.isDump)
         }
-        try socket.send(state.batch)
-        state.exchanges += 1
+        try socket.send(batch)
         state.requests += count
+        var isOpen = [Bool](repeating: true, count: count)
         var open = count
         while open > 0 {
             guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else {
@@ -352,7 +291,7 @@ final class KernelQueries: RouteQuerying {
             _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
                 guard message.portID == socket.portID else { return follow(message, in: &state) }
                 let position = Int(message.sequence &- first)
-                guard position >= 0, position < count, state.isOpen[position] else { return }
+                guard position >= 0, position < count, isOpen[position] else { return }
                 let end: Event?
                 if let code = message.errorCode {
                     end = code == 0 ? .completed : .failed(-code)
@@ -360,19 +299,16 @@ final class KernelQueries: RouteQuerying {
                     end = message.dumpErrorCode.map { .failed(-$0) } ?? .completed
                 } else {
                     handle(position, .message(message))
-                    end = state.isDump[position] ? nil : .completed
+                    end = isDump[position] ? nil : .completed
                 }
                 guard let end else { return }
-                state.isOpen[position] = false
+                isOpen[position] = false
                 open -= 1
                 handle(position, end)
             }
         }
         state.refreshes += 1
     }
-
-    /// Where `nlmsg_seq` sits in a message's header.
-    private static let sequenceOffset = MemoryLayout<nlmsghdr>.offset(of: \nlmsghdr.nlmsg_seq) ?? 8
 
     /// Reads, without waiting, the notifications queued since the last exchange.
     private func catchUp(_ state: inout State) throws(ReachabilityError) {
@@ -390,22 +326,20 @@ final class KernelQueries: RouteQuerying {
         state.refreshes += 1
     }
 
-    /// Applies a notification (a message not answering this socket) to the links followed, and counts it.
+    /// Applies a notification (a message not answering this socket) to the links followed.
     private func follow(_ message: NetlinkMessage, in state: inout State) {
-        state.changesSeen += 1
         guard followsLinks, let link = LinkMessage(message) else { return }
         state.links[link.index] = link.isDeletion ? nil : link
     }
 
-    /// Notifications were lost, or not followed yet: forgets the links and moves the change mark on.
+    /// Notifications were lost, or not followed yet: forgets the links.
     private static func forgetFollowed(_ state: inout State) {
         state.links = [:]
-        state.changesSeen += 1
     }
 
     private func openSocket(_ state: inout State) throws(ReachabilityError) -> NetlinkSocket {
         if let socket = state.socket { return socket }
-        let groups = followsLinks ? (state.followsRouteAnswers ? cnl_route_answer_groups() : cnl_link_group_mask()) : 0
+        let groups = followsLinks ? cnl_link_group_mask() : 0
         let socket = try NetlinkSocket(
             groups: groups, receiveTimeout: followsLinks ? Self.replyTimeout : nil, strictChecking: strictChecking,
             namespace: namespace)

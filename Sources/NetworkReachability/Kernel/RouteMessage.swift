@@ -3,7 +3,7 @@ import CNetlink
 /// A parsed `RTM_NEWROUTE`: the answer to a route lookup, or a route change.
 struct RouteMessage: Sendable, Equatable {
     /// `rtm_type` values the evaluation distinguishes.
-    enum RouteType: Sendable, Equatable {
+    enum RouteType: Sendable, Hashable {
         case unicast, local, broadcast, anycast, multicast, blackhole, unreachable, prohibit, `throw`, other(UInt8)
 
         init(_ raw: UInt8) {
@@ -116,8 +116,32 @@ struct RouteMessage: Sendable, Equatable {
 
 extension RouteMessage {
     /// The route's destination prefix.
-    var prefix: NetworkChanges.Prefix {
-        let all = NetworkChanges.Prefix.all(family == UInt8(AF_INET6) ? .ipv6 : .ipv4)
-        return NetworkChanges.Prefix(address: destination ?? all.address, length: Int(destinationLength))
+    var prefix: IPPrefix {
+        IPPrefix(
+            address: destination ?? IPPrefix.all(family == UInt8(AF_INET6) ? .ipv6 : .ipv4).address,
+            length: Int(destinationLength))
+    }
+
+    /// Where the route sends a packet: all a target's description reads of it.
+    var path: RoutePath {
+        RoutePath(type: type, gateway: gateway, outputInterface: outputInterface, preferredSource: preferredSource)
+    }
+}
+
+/// Where a route sends a packet: its type, next hop, output interface and source. It is all that a target's
+/// description reads of a lookup's answer (``TargetEvaluator/snapshot(_:family:_:)``), so answers with equal paths
+/// are described alike.
+struct RoutePath: Hashable {
+    var type: RouteMessage.RouteType
+    var gateway: IPAddress?
+    var outputInterface: Int?
+    /// The source the route names (`RTA_PREFSRC`); a path lookup's answer always names the one the kernel picked.
+    var preferredSource: IPAddress?
+
+    /// Whether a path lookup's answer `taken` is this path, where this is a table entry's: the same type, next hop
+    /// and interface, and the entry's source where it names one.
+    func admits(_ taken: RoutePath) -> Bool {
+        taken.type == type && taken.gateway == gateway && taken.outputInterface == outputInterface
+            && (preferredSource == nil || taken.preferredSource == preferredSource)
     }
 }

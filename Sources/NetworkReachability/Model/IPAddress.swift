@@ -236,9 +236,6 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     public var withoutZone: IPAddress {
         IPAddress(head: head, tail: tail, family: family)
     }
-
-    /// The address without its zone, as the dependency index keys it.
-    package var key: AddressKey { AddressKey(head: head, tail: tail, isIPv6: family == .ipv6) }
 }
 
 // MARK: - Parsing

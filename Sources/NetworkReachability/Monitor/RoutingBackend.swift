@@ -1,45 +1,29 @@
-/// The narrow interface between the platform-independent monitor and public type, and one platform's kernel.
+/// One platform's way of answering reachability: reads now, and a subscription to its changes.
 ///
-/// Linux implements it with rtnetlink (`LinuxRoutingBackend`); another platform is one more
-/// implementation in its own folder, with no change to the API.
+/// The monitor and the public type know only this protocol and the model's values; Linux implements it with
+/// rtnetlink (`LinuxRoutingBackend`), tests with a simulated network. Another platform is one more implementation
+/// in a folder of its own.
 package protocol RoutingBackend: AnyObject, Sendable {
+    /// The host names this backend's targets resolve through, shared by reads and the monitor.
+    var hosts: HostDirectory { get }
     /// Checks what can be checked up front: zones name interfaces, a pair's local address is this host's.
     func validate(_ target: ReachabilityTarget) throws(ReachabilityError)
-    /// Evaluates a target now, asking the kernel. A host target answers from its latest resolution at once
-    /// (pending before the first ends) and is resolved again in the background, within `resolutionTimeout`.
+    /// Evaluates a target now. A host target answers from its latest resolution at once (pending before the first
+    /// ends) and is resolved again in the background, within `resolutionTimeout`.
     func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilitySnapshot
-    /// The flags ``evaluate(_:resolutionTimeout:)`` would give, without describing a path the flags do not need.
-    func flags(of target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilityFlags
-    /// The monitor that serves every listening object of this backend through one subscription.
-    var monitor: ReachabilityMonitor { get }
+    /// Opens a subscription to the platform's changes; the monitor's thread uses it until it closes it.
+    func subscribe() throws(ReachabilityError) -> any RoutingSubscription
 }
 
-/// What one pass of waiting on the kernel brought.
-package enum RoutingChange: Sendable, Equatable {
-    /// Messages that can change answers arrived and were applied; what they touched.
-    case changed(NetworkChanges)
-    /// Only what routers advertise (NAT64 prefixes, DNS servers, portal) changed or lapsed.
-    case advertisementsChanged
-    /// The socket overflowed (`ENOBUFS`); the state was re-read in full.
-    case resynchronized
-    /// Only a wake-up: new registrations, or hosts with a new resolution, may be waiting for evaluation.
-    case woken
-    /// `/etc/resolv.conf` or `/etc/hosts` changed: host names must be resolved again.
-    case resolverConfigurationChanged
-    /// The subscription failed and cannot go on.
-    case failed(ReachabilityError)
-}
-
-/// A live subscription to kernel changes. Used from the monitor's thread, except ``wake()``.
-package protocol RoutingChangeSource: AnyObject, Sendable {
-    /// Blocks until kernel messages or a wake-up arrive, then drains every message that is ready.
+/// A live subscription to a platform's changes. Used from the monitor's thread, except ``wake()``.
+package protocol RoutingSubscription: AnyObject, Sendable {
+    /// Blocks until changes or a wake-up arrive, then drains everything that is ready.
     func waitForChanges() -> RoutingChange
     /// Makes a blocked ``waitForChanges()`` return; safe from any thread.
     func wake()
-    /// Evaluates targets against the subscription's current view of the links, in order, batching the
-    /// kernel lookups they share; each with what its answer rests on. The members of each of `groups`
-    /// (positions in `targets`) may be answered by one lookup, where the kernel's policy allows it.
-    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation]
+    /// Evaluates targets against the subscription's current view of the network, answers in order, each with what
+    /// it rests on. `changes` are those the targets are due after (none for targets due for another reason).
+    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation]
     /// Closes every descriptor of the subscription.
     func close()
     /// What the subscription has counted so far.
@@ -48,7 +32,48 @@ package protocol RoutingChangeSource: AnyObject, Sendable {
     var descriptors: [Int32] { get }
 }
 
-/// Counters kept by a subscription, for tests, logs and `reach watch --verbose`.
+/// What one wait on a subscription brought.
+package enum RoutingChange: Sendable, Equatable {
+    /// The network changed; what it touched.
+    case changed(NetworkChanges)
+    /// The resolver configuration changed: host names must be resolved again.
+    case resolverConfigurationChanged
+    /// Only a wake-up: new consumers, or hosts with a new resolution, may be waiting for evaluation.
+    case woken
+    /// The subscription failed and cannot go on.
+    case failed(ReachabilityError)
+}
+
+/// A target a monitor pass evaluates.
+package struct DueTarget: Sendable {
+    /// The target.
+    package let target: ReachabilityTarget
+    /// What its last answer rested on; `nil` when it is due for a reason of its own (new, or its host or the
+    /// network's NAT64 prefixes moved), so that nothing of the last answer may be reused.
+    package let previous: TargetDependency?
+
+    /// Makes a due target.
+    package init(_ target: ReachabilityTarget, previous: TargetDependency? = nil) {
+        self.target = target
+        self.previous = previous
+    }
+}
+
+/// One target's answer from a pass of the monitor, and what it rests on.
+package struct TargetEvaluation: Sendable {
+    /// The snapshot, or why it could not be had.
+    package var result: Result<ReachabilitySnapshot, ReachabilityError>
+    /// What a later change must touch to change the answer.
+    package var dependency: TargetDependency
+
+    /// Makes an evaluation.
+    package init(result: Result<ReachabilitySnapshot, ReachabilityError>, dependency: TargetDependency) {
+        self.result = result
+        self.dependency = dependency
+    }
+}
+
+/// Counters kept by the monitor and its subscriptions, for tests, logs and `reach watch --verbose`.
 public struct MonitorStatistics: Sendable, Hashable {
     /// Messages dropped because they could not be parsed.
     public var malformedMessages = 0
@@ -65,28 +90,15 @@ public struct MonitorStatistics: Sendable, Hashable {
 
     /// Makes empty counters.
     public init() {}
-}
 
-/// One target's answer from a pass of the monitor, and what it rests on.
-package struct TargetEvaluation: Sendable {
-    /// The snapshot, or why the kernel could not be asked.
-    package var result: Result<ReachabilitySnapshot, ReachabilityError>
-    /// What a later change must touch to change the answer.
-    package var dependency: TargetDependency
-
-    /// Moves the result out, leaving a placeholder failure: a monitor pass keeps each snapshot once, and a copy
-    /// retained its path only to release it with the list.
-    mutating func takeResult() -> Result<ReachabilitySnapshot, ReachabilityError> {
-        var taken = Result<ReachabilitySnapshot, ReachabilityError>.failure(.timedOut(.zero))
-        swap(&taken, &result)
-        return taken
-    }
-
-    /// Moves the dependency out, leaving an empty one: the monitor's index keeps it, and a copy retained its
-    /// destinations.
-    mutating func takeDependency() -> TargetDependency {
-        var taken = TargetDependency()
-        swap(&taken, &dependency)
-        return taken
+    /// These counters and `other`'s, added.
+    func adding(_ other: MonitorStatistics) -> MonitorStatistics {
+        var total = self
+        total.malformedMessages += other.malformedMessages
+        total.foreignMessages += other.foreignMessages
+        total.resynchronizations += other.resynchronizations
+        total.targetEvaluations += other.targetEvaluations
+        total.kernelRequests += other.kernelRequests
+        return total
     }
 }

@@ -1,56 +1,55 @@
-/// What a target's last answer rested on, so a batch of changes that touches none of it can skip the
-/// target: the destinations whose routes decide it, the interface it leaves through, its source address.
+/// What a target's last answer rests on: the destinations whose routes decide it, the interface it leaves
+/// through and its source address. A batch of changes that touches none of them cannot change the answer, and the
+/// monitor skips the target.
 ///
-/// The rule: a batch touches the target when it affects everything, or changed a link or the addresses of
-/// the output interface, or added or removed the source address or a destination, or changed a route whose
-/// prefix contains a destination (the internet probes count as destinations of a target that
-/// ``followsInternet``); an ``always`` target is touched by every batch. ``DependencyIndex``
-/// applies it to all targets at once.
-///
-/// Sound because a route only matches destinations inside its prefix, a link change that can revive
-/// routes is reported as affecting everything, and the kernel reports the routes an address brings and
-/// takes with it.
+/// Sound because a route only matches destinations inside its prefix, a link change that can revive routes is
+/// reported as affecting everything, and the kernel reports the routes an address brings and takes with it.
 package struct TargetDependency: Sendable, Equatable {
-    // Addresses as zone-less keys, the first destination inline, the interface in 32 bits: each listening target
-    // keeps one, and its evaluation makes one each pass, without an allocation for a single destination.
+    /// What a destination's lookup matched in the routing tables when the backend asked: a table's entry, or
+    /// nothing. The monitor keeps it and hands it back with the target's next evaluation (``DueTarget/previous``),
+    /// so that a backend can answer the targets that matched one changed entry together.
+    package enum MatchedEntry: Sendable, Equatable {
+        /// The entry of this routing table with this destination prefix.
+        case entry(table: UInt32, prefix: IPPrefix)
+        /// No entry: the tables held nothing for the destination, or only a route that passed it on.
+        case none
+    }
 
-    /// Destinations whose route lookups decide the answer (a zoned target depends on everything instead).
-    package var destinations = InlineFirstArray<AddressKey>()
-    /// The source address of the answer's route.
-    package var sourceAddress: AddressKey?
-    /// What the destination's entry lookup found, when the evaluation asked (not indexed: it picks the targets one
-    /// lookup can answer together, see ``SharedRouteGroup``).
-    package var match: RouteMatch?
-    private var storedInterfaceIndex: UInt32?
     /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
     package var always = false
-    /// The internet probes' routes decide the answer too (an IPv4 address NAT64 carries, or may). A flag, not two
-    /// more destinations: a default route's change moves 10,000 such targets in and out, and the index keeps them
-    /// in one set instead of hashing two keys for each.
-    package var followsInternet = false
-
-    /// The output interface of the answer's route. Kept in 32 bits, as the kernel gives it (`RTA_OIF`); an index
-    /// that does not fit, which no kernel gives, makes the dependency ``always``, so nothing is missed.
-    package var interfaceIndex: Int? {
-        get { storedInterfaceIndex.map(Int.init) }
-        set {
-            storedInterfaceIndex = newValue.flatMap { UInt32(exactly: $0) }
-            if newValue != nil && storedInterfaceIndex == nil { always = true }
-        }
-    }
+    /// Destinations, without zones, whose route lookups decide the answer.
+    package var destinations: [IPAddress] = []
+    /// The output interface of the answer's route.
+    package var interfaceIndex: Int?
+    /// The source address of the answer's route.
+    package var sourceAddress: IPAddress?
+    /// What the first destination's lookup matched, when the backend asked.
+    package var matchedEntry: MatchedEntry?
 
     /// Depends on every change.
     package static let always = TargetDependency(always: true)
 
+    /// Makes a dependency.
     package init(
-        always: Bool = false, destinations: InlineFirstArray<AddressKey> = [], followsInternet: Bool = false,
-        interfaceIndex: Int? = nil, sourceAddress: AddressKey? = nil, match: RouteMatch? = nil
+        always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
+        matchedEntry: MatchedEntry? = nil
     ) {
-        self.destinations = destinations
-        self.followsInternet = followsInternet
-        self.sourceAddress = sourceAddress
-        self.match = match
         self.always = always
+        self.destinations = destinations
         self.interfaceIndex = interfaceIndex
+        self.sourceAddress = sourceAddress
+        self.matchedEntry = matchedEntry
+    }
+
+    /// Whether `changes` can have changed the answer: they affect everything or this target always; or they changed
+    /// the output interface's link or addresses, added or removed the source address or a destination, or changed
+    /// a route whose prefix contains a destination.
+    package func isTouched(by changes: NetworkChanges) -> Bool {
+        if always || changes.affectsEverything { return true }
+        if let interfaceIndex, changes.interfaces.contains(interfaceIndex) { return true }
+        if let sourceAddress, changes.addresses.contains(sourceAddress) { return true }
+        return destinations.contains { destination in
+            changes.addresses.contains(destination) || changes.routePrefixes.contains { $0.contains(destination) }
+        }
     }
 }

@@ -1,6 +1,6 @@
 /// What is known of each host name: its latest resolution, how many registrations watch it, and how long a
 /// resolution of it may take. Names are resolved again when asked (a network or resolver change).
-final class HostDirectory: Sendable {
+package final class HostDirectory: Sendable {
     /// Names nobody watches are kept for synchronous reads, up to this many.
     static let unwatchedCapacity = 1024
 

@@ -15,29 +15,6 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
 
-    /// A simulated answer already names the matched route's prefix, so paths and entries are answered alike.
-    func lookupRoutes(_ lookups: [RouteLookup]) -> [RouteAnswer] {
-        state.withLock { state in
-            lookups.map { lookup in
-                switch lookup {
-                case .path(let destination), .entry(let destination):
-                    state.lookupRoute(to: destination, from: nil, interfaceIndex: nil)
-                }
-            }
-        }
-    }
-
-    /// The simulated network has the default rules, and all its routes in `main`.
-    func hasDefaultPolicyRules(_ family: IPAddress.Family) -> Bool { true }
-
-    func routePrefixes(inTable table: UInt32, family: IPAddress.Family) -> [NetworkChanges.Prefix] {
-        guard table == MatchedRoute.mainTable else { return [] }
-        return state.withLock { state in state.routes.map(\.destination).filter { $0.address.family == family } }
-    }
-
-    /// The network's revision: every change a test makes counts, as each would bring the kernel's notifications.
-    func changeMark() -> Int? { state.withLock { $0.revision } }
-
     func addresses() -> [AddressMessage] { state.withLock { $0.addressMessages } }
 
     func linkIndex(named name: String) -> Int? { state.withLock { $0.index(of: name) } }
@@ -49,11 +26,8 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
     func allLinks() -> [LinkMessage] { state.withLock { $0.linkMessages } }
 
     func interface(for link: LinkMessage) -> NetworkInterface {
-        NetworkInterface(name: link.name, index: link.index, type: interfaceType(of: link))
-    }
-
-    func interfaceType(of link: LinkMessage) -> NetworkInterface.InterfaceType {
-        state.withLock { state in state.interfaces.first { $0.index == link.index }?.type } ?? .other
+        let type = state.withLock { state in state.interfaces.first { $0.index == link.index }?.type } ?? .other
+        return NetworkInterface(name: link.name, index: link.index, type: type)
     }
 
     /// What the resolver answers for `name`: the table's entry, or "Name or service not known" as glibc says.

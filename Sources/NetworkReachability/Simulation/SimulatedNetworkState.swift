@@ -31,7 +31,7 @@ package struct SimulatedNetworkState: Sendable {
 
     /// One route of the main table.
     package struct Route: Sendable {
-        package var destination: NetworkChanges.Prefix
+        package var destination: IPPrefix
         package var kind: RouteKind
         package var gateway: IPAddress?
         package var interfaceIndex: Int?
@@ -41,7 +41,7 @@ package struct SimulatedNetworkState: Sendable {
         package var isPrefixRoute = false
 
         package init(
-            destination: NetworkChanges.Prefix, kind: RouteKind = .unicast, gateway: IPAddress? = nil,
+            destination: IPPrefix, kind: RouteKind = .unicast, gateway: IPAddress? = nil,
             interfaceIndex: Int? = nil, metric: Int = 0, source: IPAddress? = nil
         ) {
             self.destination = destination
@@ -53,9 +53,6 @@ package struct SimulatedNetworkState: Sendable {
         }
     }
 
-    /// Counts the changes made through ``SimulatedRoutingBackend/change(rediscoverDNS64:_:)``, each in the same
-    /// critical section as the change itself, as a notification queues before any later answer.
-    var revision = 0
     package private(set) var interfaces: [Interface] = []
     package private(set) var routes: [Route] = []
     /// What the resolver answers for a host name.
@@ -146,10 +143,9 @@ package struct SimulatedNetworkState: Sendable {
             let removed = interfaces[position].addresses.firstIndex(where: { $0.address == address })
         else { return }
         let length = interfaces[position].addresses.remove(at: removed).prefixLength
-        let prefix = NetworkChanges.Prefix(address: address, length: length)
+        let prefix = IPPrefix(address: address, length: length)
         if let route = routes.firstIndex(where: {
-            $0.isPrefixRoute && $0.interfaceIndex == index && $0.destination.bounds.lowest == prefix.bounds.lowest
-                && $0.destination.length == length
+            $0.isPrefixRoute && $0.interfaceIndex == index && $0.destination == prefix
         }) {
             routes.remove(at: route)
         }
@@ -157,7 +153,7 @@ package struct SimulatedNetworkState: Sendable {
 
     private mutating func addPrefixRoute(_ address: IPAddress, _ length: Int, _ index: Int) {
         guard length < address.bytes.count * 8, interfaces.first(where: { $0.index == index })?.type != .loopback else { return }
-        let prefix = NetworkChanges.Prefix(address: address.prefixBounds(length: length).lowest, length: length)
+        let prefix = IPPrefix(address: address, length: length)
         var route = Route(destination: prefix, interfaceIndex: index, source: address)
         route.isPrefixRoute = true
         routes.append(route)
@@ -168,11 +164,10 @@ package struct SimulatedNetworkState: Sendable {
 
     /// Removes the routes to exactly `prefix` (with `metric`, when given); returns how many there were.
     @discardableResult
-    package mutating func removeRoutes(to prefix: NetworkChanges.Prefix, metric: Int? = nil) -> Int {
+    package mutating func removeRoutes(to prefix: IPPrefix, metric: Int? = nil) -> Int {
         let before = routes.count
         routes.removeAll { route in
-            route.destination.length == prefix.length && route.destination.bounds.lowest == prefix.bounds.lowest
-                && (metric == nil || route.metric == metric)
+            route.destination == prefix && (metric == nil || route.metric == metric)
         }
         return before - routes.count
     }

@@ -1,15 +1,12 @@
-/// A backend whose kernel is a ``SimulatedNetworkState`` a test drives by hand: the monitor, delivery,
-/// host names and NAT64 run unchanged on top of it, and each change is delivered before the call that
-/// made it returns.
+/// A backend whose kernel is a ``SimulatedNetworkState`` a test drives by hand: the monitor, delivery, host names
+/// and NAT64 run unchanged on top of it, through the evaluation the Linux backend uses. Each change is delivered
+/// before the call that made it returns.
 package final class SimulatedRoutingBackend: RoutingBackend {
     private let kernel = SimulatedKernel()
-    private let hosts: HostDirectory
     private let provisioning: ProvisioningDirectory
-    /// Synchronous reads batch as the Linux backend's do, so the simulation runs that code too.
-    private let unroutedHint = UnroutedReadHint()
+    package let hosts: HostDirectory
     /// The subscription the monitor has open, if any.
-    private let source: Locked<SimulatedChangeSource?>
-    package let monitor: ReachabilityMonitor
+    private let subscription = Locked<SimulatedSubscription?>(nil)
 
     /// How long a change or ``settle()`` waits for the monitor before giving up.
     package static let settleSeconds = 10
@@ -17,76 +14,68 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     /// A network with only the loopback interface.
     package init() {
         let kernel = kernel
-        let hosts = HostDirectory { report in SimulatedResolver(kernel: kernel, report: report) }
-        let provisioning = ProvisioningDirectory { _, finish in finish(kernel.dns64Prefixes) }
-        let source = Locked<SimulatedChangeSource?>(nil)
-        self.hosts = hosts
-        self.provisioning = provisioning
-        self.source = source
-        monitor = ReachabilityMonitor(hosts: hosts, provisioning: provisioning) {
-            let opened = SimulatedChangeSource { targets, groups in
-                // Watched names always have an entry (made by `watch` with the caller's timeout), so this one is unused.
-                Self.evaluator(
-                    kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: false,
-                    resolutionTimeout: NetworkReachability.defaultResolutionTimeout
-                ).evaluate(targets, sharing: groups)
-            }
-            source.withLock { $0 = opened }
-            return opened
-        }
+        hosts = HostDirectory { report in SimulatedResolver(kernel: kernel, report: report) }
+        provisioning = ProvisioningDirectory { _, finish in finish(kernel.dns64Prefixes) }
     }
 
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
-        try Self.evaluator(
-            kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true,
-            resolutionTimeout: NetworkReachability.defaultResolutionTimeout
-        ).validate(target)
+        try evaluator(refreshesHosts: true, resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
 
     package func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
         -> ReachabilitySnapshot
     {
-        try readEvaluator(resolutionTimeout).evaluate(target)
+        try evaluator(refreshesHosts: true, resolutionTimeout: resolutionTimeout).evaluate(target)
     }
 
-    package func flags(of target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError)
-        -> ReachabilityFlags
-    {
-        try readEvaluator(resolutionTimeout).flags(of: target)
+    package func subscribe() -> any RoutingSubscription {
+        let (kernel, provisioning, hosts) = (kernel, provisioning, hosts)
+        let opened = SimulatedSubscription { due in
+            // Watched names always have an entry (made by `watch` with the caller's timeout), so this one is unused.
+            let evaluator = Self.evaluator(
+                kernel, provisioning, hosts, refreshesHosts: false,
+                resolutionTimeout: NetworkReachability.defaultResolutionTimeout)
+            return due.map { target in
+                TargetEvaluator.evaluation(of: target.target) { () throws(ReachabilityError) in
+                    try evaluator.evaluate(target.target)
+                }
+            }
+        }
+        // A DNS64 answer can change the internet's prefixes and every IPv4 address's path.
+        provisioning.onChange { [weak opened] in opened?.post() }
+        subscription.withLock { $0 = opened }
+        return opened
     }
 
-    private func readEvaluator(_ resolutionTimeout: Duration) -> TargetEvaluator {
-        var evaluator = Self.evaluator(
-            kernel: kernel, hosts: hosts, provisioning: provisioning, refresh: true, resolutionTimeout: resolutionTimeout)
-        evaluator.unroutedHint = unroutedHint
-        return evaluator
+    private func evaluator(refreshesHosts: Bool, resolutionTimeout: Duration) -> TargetEvaluator {
+        Self.evaluator(kernel, provisioning, hosts, refreshesHosts: refreshesHosts, resolutionTimeout: resolutionTimeout)
     }
 
     private static func evaluator(
-        kernel: SimulatedKernel, hosts: HostDirectory, provisioning: ProvisioningDirectory, refresh: Bool,
+        _ kernel: SimulatedKernel, _ provisioning: ProvisioningDirectory, _ hosts: HostDirectory, refreshesHosts: Bool,
         resolutionTimeout: Duration
     ) -> TargetEvaluator {
         TargetEvaluator(
-            queries: kernel, links: kernel, classifier: kernel,
-            hostResolution: .init(hosts: hosts, timeout: resolutionTimeout, refresh: refresh),
-            provisioning: provisioning)
+            queries: kernel, links: kernel, classifier: kernel, provisioning: provisioning, hosts: hosts,
+            resolutionTimeout: resolutionTimeout, refreshesHosts: refreshesHosts)
     }
 
     // MARK: - Driving the network
 
-    /// Changes the network, tells the monitor, and waits until it has delivered what changed. When `body`
-    /// throws, it must not have changed anything; nothing is told then.
+    /// Changes the network, tells the monitor, and waits until it has delivered what changed. Whatever was pending
+    /// (a new listener's first snapshot) is delivered first, so that a listener added before a change hears the
+    /// state before it. When `body` throws, it must not have changed anything; nothing is told then.
     ///
     /// - Parameter rediscoverDNS64: ask DNS64 again (its prefixes changed).
     package func change<Result, Failure: Error>(
         rediscoverDNS64: Bool = false, _ body: (inout SimulatedNetworkState) throws(Failure) -> Result
     ) throws(Failure) -> Result {
+        settle()
         let result = try kernel.state.withLock { (state: inout SimulatedNetworkState) throws(Failure) -> Result in
-            defer { state.revision += 1 }
-            return try body(&state)
+            try body(&state)
         }
         if rediscoverDNS64 { provisioning.rediscover() }
-        source.withLock { $0 }?.post()
+        subscription.withLock { $0 }?.post()
         settle()
         return result
     }
@@ -96,6 +85,6 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     /// - Returns: false when it had not after ``settleSeconds``.
     @discardableResult
     package func settle() -> Bool {
-        source.withLock { $0 }?.settle(seconds: Self.settleSeconds) ?? true
+        subscription.withLock { $0 }?.settle(seconds: Self.settleSeconds) ?? true
     }
 }

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// One wait for a snapshot that satisfies a condition.
 ///
 /// It ends exactly once, by the first of: a matching snapshot, the timeout, the task's cancellation, or the
@@ -10,8 +8,8 @@ final class SnapshotWait: Sendable {
     private struct State {
         var continuation: CheckedContinuation<ReachabilitySnapshot, any Error>?
         var outcome: Result<ReachabilitySnapshot, any Error>?
-        var consumer: UInt64?
-        var timer: DispatchWorkItem?
+        var consumer: Consumer?
+        var timer: DeadlineTimer.Token?
     }
 
     private let reachability: NetworkReachability
@@ -49,7 +47,7 @@ final class SnapshotWait: Sendable {
         }
         if let timeout { schedule(timeout) }
         do {
-            let id = try reachability.observe { [weak self] snapshot in
+            let consumer = try reachability.addConsumer(rule: .flags) { [weak self] snapshot in
                 guard let self, condition(snapshot) else { return }
                 end(.success(snapshot))
             } finish: { [weak self, reachability] in
@@ -58,29 +56,33 @@ final class SnapshotWait: Sendable {
             }
             let removeNow = state.withLock { state in
                 guard state.outcome == nil else { return true }  // a snapshot that was already known matched
-                state.consumer = id
+                state.consumer = consumer
                 return false
             }
-            if removeNow { reachability.stopObserving(id) }
+            if removeNow { reachability.removeConsumer(consumer) }
         } catch {
             end(.failure(error))
         }
     }
 
+    /// The waits' timeouts, on a thread of the library's own that exists only while one is pending.
+    private static let timeouts = DeadlineTimer(name: "wait-timeouts")
+
     private func schedule(_ timeout: Duration) {
-        let timer = DispatchWorkItem { [weak self] in self?.end(.failure(ReachabilityError.timedOut(timeout))) }
+        let timer = Self.timeouts.schedule(after: timeout) { [weak self] in
+            self?.end(.failure(ReachabilityError.timedOut(timeout)))
+        }
         let isOver = state.withLock { state in
             guard state.outcome == nil else { return true }
             state.timer = timer
             return false
         }
-        guard !isOver else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(timeout), execute: timer)
+        if isOver { Self.timeouts.cancel(timer) }
     }
 
     private func end(_ outcome: Result<ReachabilitySnapshot, any Error>) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<ReachabilitySnapshot, any Error>?, UInt64?, DispatchWorkItem?)? in
+            state -> (CheckedContinuation<ReachabilitySnapshot, any Error>?, Consumer?, DeadlineTimer.Token?)? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer {
@@ -91,16 +93,8 @@ final class SnapshotWait: Sendable {
             return (state.continuation, state.consumer, state.timer)
         }
         guard let (continuation, consumer, timer) = ended else { return }
-        timer?.cancel()
-        if let consumer { reachability.stopObserving(consumer) }
+        if let timer { Self.timeouts.cancel(timer) }
+        if let consumer { reachability.removeConsumer(consumer) }
         continuation?.resume(with: outcome)
-    }
-
-    /// `timeout` for Dispatch, capped at a year, which no caller can tell from longer.
-    private static func interval(_ timeout: Duration) -> DispatchTimeInterval {
-        let cap: Int64 = 365 * 86_400
-        let (seconds, attoseconds) = timeout.components
-        guard seconds < cap else { return .seconds(Int(cap)) }
-        return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
     }
 }

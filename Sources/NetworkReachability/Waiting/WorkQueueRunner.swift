@@ -42,7 +42,7 @@ final class WorkQueueRunner: Sendable {
         /// The runner, suspended until the target is reachable.
         var reachableWaiter: CheckedContinuation<Void, Never>?
         var stop: Stop?
-        var observer: UInt64?
+        var observer: Consumer?
     }
 
     private let reachability: NetworkReachability
@@ -57,13 +57,13 @@ final class WorkQueueRunner: Sendable {
 
     /// Starts listening to the target.
     func start() throws(ReachabilityError) {
-        let id = try reachability.observe { [weak self] snapshot in
+        let observer = try reachability.addConsumer(rule: .flags) { [weak self] snapshot in
             self?.update(isReachable: snapshot.status.isReachable)
         } finish: { [weak self, reachability] in
             // Also called when ``stop(_:)`` removes the listener; then the queue has stopped already.
             self?.stop(.listeningEnded(reachability.listeningFailure ?? CancellationError()))
         }
-        state.withLock { $0.observer = id }
+        state.withLock { $0.observer = observer }
     }
 
     // MARK: - Jobs
@@ -182,7 +182,7 @@ final class WorkQueueRunner: Sendable {
     /// listening ends.
     func stop(_ reason: Stop) {
         let stopped = state.withLock {
-            state -> ([Entry], CheckedContinuation<Void, Never>?, Task<Void, any Error>?, Task<Void, Never>?, UInt64?)? in
+            state -> ([Entry], CheckedContinuation<Void, Never>?, Task<Void, any Error>?, Task<Void, Never>?, Consumer?)? in
             guard state.stop == nil else { return nil }
             state.stop = reason
             defer {
@@ -197,6 +197,6 @@ final class WorkQueueRunner: Sendable {
         waiter?.resume()
         attempt?.cancel()
         runner?.cancel()
-        if let observer { reachability.stopObserving(observer) }
+        if let observer { reachability.removeConsumer(observer) }
     }
 }

@@ -6,12 +6,14 @@ import Testing
 
 /// Which targets of a pass one lookup may answer together, and when the kernel's answer for one of them holds
 /// for all: pure rules, checked against the kernel in `IncrementalEvaluationInNamespaceTests`.
-struct SharedRouteGroupTests {
-    private static let main = MatchedRoute.mainTable
-    private static func prefix(_ address: String, _ length: Int) throws -> NetworkChanges.Prefix {
-        NetworkChanges.Prefix(address: try IPAddress(address), length: length)
+struct RouteSharingTests {
+    private typealias Group = RouteSharing.Group
+    private typealias MatchedEntry = TargetDependency.MatchedEntry
+    private static let main = RouteSharing.mainTable
+    private static func prefix(_ address: String, _ length: Int) throws -> IPPrefix {
+        IPPrefix(address: try IPAddress(address), length: length)
     }
-    private static func routeChanges(_ prefixes: NetworkChanges.Prefix...) -> NetworkChanges {
+    private static func routeChanges(_ prefixes: IPPrefix...) -> NetworkChanges {
         var changes = NetworkChanges()
         for prefix in prefixes { changes.recordRoute(prefix) }
         return changes
@@ -19,18 +21,31 @@ struct SharedRouteGroupTests {
     private static func addresses(_ count: Int, in base: String = "10.0.0.") throws -> [ReachabilityTarget] {
         try (1...count).map { .address(try IPAddress("\(base)\($0)")) }
     }
+    /// The pass's targets, each with a previous answer that matched `matches`' entry; `nil` among `matches`: never
+    /// asked; `marked`: due for a reason of its own.
+    private static func due(
+        _ targets: [ReachabilityTarget], _ matches: [MatchedEntry?], marked: Set<Int> = []
+    ) -> [DueTarget] {
+        zip(targets, matches).enumerated().map { position, pair in
+            DueTarget(pair.0, previous: marked.contains(position) ? nil : TargetDependency(matchedEntry: pair.1))
+        }
+    }
+    private static func groups(
+        _ targets: [ReachabilityTarget], _ matches: [MatchedEntry?], marked: Set<Int> = [], after changes: NetworkChanges
+    ) -> [Group] {
+        RouteSharing.groups(of: due(targets, matches, marked: marked), after: changes)
+    }
 
     @Test func targetsThatMatchedAChangedRouteFormOneGroupPerPrefix() throws {
         let all = try Self.prefix("0.0.0.0", 0)
         let net = try Self.prefix("10.1.0.0", 16)
         let targets = try Self.addresses(10) + Self.addresses(10, in: "10.1.0.")
-        let matches = targets.indices.map { RouteMatch.entry(MatchedRoute(table: Self.main, prefix: $0 < 10 ? all : net)) }
-        let groups = SharedRouteGroup.form(
-            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        let matches = targets.indices.map { MatchedEntry.entry(table: Self.main, prefix: $0 < 10 ? all : net) }
+        let groups = Self.groups(targets, matches, after: Self.routeChanges(all, net))
         #expect(
             groups == [
-                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(0..<10)),
-                SharedRouteGroup(prefix: net, matchedNothing: false, positions: Array(10..<20)),
+                Group(prefix: all, matchedNothing: false, positions: Array(0..<10)),
+                Group(prefix: net, matchedNothing: false, positions: Array(10..<20)),
             ])
     }
 
@@ -40,27 +55,26 @@ struct SharedRouteGroupTests {
         let net = try Self.prefix("10.1.0.0", 16)
         let targets = try zip(Self.addresses(10), Self.addresses(10, in: "10.1.0.")).flatMap { [$0, $1] }
         let matches = targets.indices.map {
-            RouteMatch.entry(MatchedRoute(table: Self.main, prefix: $0.isMultiple(of: 2) ? all : net))
+            MatchedEntry.entry(table: Self.main, prefix: $0.isMultiple(of: 2) ? all : net)
         }
-        let groups = SharedRouteGroup.form(
-            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        let groups = Self.groups(targets, matches, after: Self.routeChanges(all, net))
         #expect(
             groups == [
-                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(stride(from: 0, to: 20, by: 2))),
-                SharedRouteGroup(prefix: net, matchedNothing: false, positions: Array(stride(from: 1, to: 20, by: 2))),
+                Group(prefix: all, matchedNothing: false, positions: Array(stride(from: 0, to: 20, by: 2))),
+                Group(prefix: net, matchedNothing: false, positions: Array(stride(from: 1, to: 20, by: 2))),
             ])
     }
 
-    /// `isSame(as:)` against its meaning: each prefix lies inside the other.
-    @Test func prefixesAreTheSameExactlyWhenEachLiesInsideTheOther() {
+    /// Prefixes are equal exactly when each lies inside the other: they cover the same addresses.
+    @Test func prefixesAreEqualExactlyWhenEachLiesInsideTheOther() {
         var generator = SplitMix64(seed: 0x5A4E)
         for _ in 0..<5_000 {
-            func randomPrefix() -> NetworkChanges.Prefix {
+            func randomPrefix() -> IPPrefix {
                 let address = IPAddress(bytes: [10, UInt8.random(in: 0...1, using: &generator), 0, 0])!
-                return NetworkChanges.Prefix(address: address, length: Int.random(in: 6...17, using: &generator))
+                return IPPrefix(address: address, length: Int.random(in: 6...17, using: &generator))
             }
             let (a, b) = (randomPrefix(), randomPrefix())
-            #expect(a.isSame(as: b) == (a.lies(inside: b) && b.lies(inside: a)), "\(a) \(b)")
+            #expect((a == b) == (a.lies(inside: b) && b.lies(inside: a)), "\(a) \(b)")
         }
     }
 
@@ -68,20 +82,17 @@ struct SharedRouteGroupTests {
         let all = try Self.prefix("0.0.0.0", 0)
         let net = try Self.prefix("10.1.0.0", 16)
         let targets = try Self.addresses(10) + Self.addresses(10, in: "10.1.0.") + Self.addresses(10, in: "10.2.0.")
-        var matches = targets.map { _ in RouteMatch.none as RouteMatch? }
-        for position in 20..<30 { matches[position] = .entry(MatchedRoute(table: Self.main, prefix: all)) }
-        let groups = SharedRouteGroup.form(
-            targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(all, net))
+        var matches = targets.map { _ in MatchedEntry.none as MatchedEntry? }
+        for position in 20..<30 { matches[position] = .entry(table: Self.main, prefix: all) }
+        let groups = Self.groups(targets, matches, after: Self.routeChanges(all, net))
         #expect(
             groups == [
-                SharedRouteGroup(prefix: all, matchedNothing: true, positions: Array(0..<10)),
-                SharedRouteGroup(prefix: net, matchedNothing: true, positions: Array(10..<20)),
-                SharedRouteGroup(prefix: all, matchedNothing: false, positions: Array(20..<30)),
+                Group(prefix: all, matchedNothing: true, positions: Array(0..<10)),
+                Group(prefix: net, matchedNothing: true, positions: Array(10..<20)),
+                Group(prefix: all, matchedNothing: false, positions: Array(20..<30)),
             ])
         // Outside every changed prefix, nothing changed for them.
-        #expect(
-            SharedRouteGroup.form(targets, matches: matches, isMarked: targets.map { _ in false }, after: Self.routeChanges(net))
-                .map(\.positions) == [Array(10..<20)])
+        #expect(Self.groups(targets, matches, after: Self.routeChanges(net)).map(\.positions) == [Array(10..<20)])
     }
 
     @Test func aTargetThatCannotShareStaysOutOfTheGroup() throws {
@@ -93,37 +104,29 @@ struct SharedRouteGroupTests {
             .address(try IPAddress("0.1.2.3")), .address(try IPAddress("2001:db8::9")),
             .address(try IPAddress("fe80::9%eth0")), .internet,
         ]
-        var matches = targets.map { _ in RouteMatch.entry(MatchedRoute(table: Self.main, prefix: all)) as RouteMatch? }
+        var matches = targets.map { _ in MatchedEntry.entry(table: Self.main, prefix: all) as MatchedEntry? }
         matches[0] = nil  // never asked, or its lookup failed with a refusal of its own
-        matches[1] = .entry(MatchedRoute(table: 100, prefix: all))  // another table
-        matches[2] = .entry(MatchedRoute(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8)))  // a route not changed
-        var isMarked = targets.map { _ in false }
-        isMarked[3] = true  // new, or its DNS64 moved
-        // A narrower route changed in the same batch around target 5 (10.0.0.5).
+        matches[1] = .entry(table: 100, prefix: all)  // another table
+        matches[2] = .entry(table: Self.main, prefix: try Self.prefix("10.0.0.0", 8))  // a route not changed
+        // Target 3 is new, or its DNS64 moved; a narrower route changed in the same batch around target 5 (10.0.0.5).
         let changes = Self.routeChanges(all, try Self.prefix("10.0.0.5", 32))
-        let groups = SharedRouteGroup.form(targets, matches: matches, isMarked: isMarked, after: changes)
+        let groups = Self.groups(targets, matches, marked: [3], after: changes)
         #expect(groups.map(\.positions) == [Array(5..<16)])
     }
 
     @Test func noGroupFormsBesideALinkOrAddressChangeOrBelowTheMinimum() throws {
         let all = try Self.prefix("0.0.0.0", 0)
-        let targets = try Self.addresses(SharedRouteGroup.minimumSize)
-        let matched = targets.map { _ in RouteMatch.entry(MatchedRoute(table: Self.main, prefix: all)) as RouteMatch? }
-        let unmarked = targets.map { _ in false }
-        #expect(SharedRouteGroup.form(targets, matches: matched, isMarked: unmarked, after: Self.routeChanges(all)).count == 1)
+        let targets = try Self.addresses(RouteSharing.minimumGroupSize)
+        let matched = targets.map { _ in MatchedEntry.entry(table: Self.main, prefix: all) as MatchedEntry? }
+        #expect(Self.groups(targets, matched, after: Self.routeChanges(all)).count == 1)
         var withLink = Self.routeChanges(all)
         withLink.recordLink(3)
         var withAddress = Self.routeChanges(all)
         withAddress.recordAddress(try IPAddress("192.0.2.7"), onInterface: 3)
         for changes in [withLink, withAddress, .everything, NetworkChanges()] {
-            #expect(SharedRouteGroup.form(targets, matches: matched, isMarked: unmarked, after: changes).isEmpty)
+            #expect(Self.groups(targets, matched, after: changes).isEmpty)
         }
-        let fewer = Array(targets.dropLast())
-        #expect(
-            SharedRouteGroup.form(
-                fewer, matches: Array(matched.dropLast()), isMarked: Array(unmarked.dropLast()),
-                after: Self.routeChanges(all)
-            ).isEmpty)
+        #expect(Self.groups(Array(targets.dropLast()), Array(matched.dropLast()), after: Self.routeChanges(all)).isEmpty)
     }
 
     // MARK: - The representative's answer
@@ -144,13 +147,13 @@ struct SharedRouteGroupTests {
         let previous = try Self.prefix("10.0.0.0", 8)
         let path = RouteAnswer.route(try Self.route("10.0.0.1", 32, source: "192.0.2.2"))
         let shared = { (entry: RouteAnswer, path: RouteAnswer) in
-            TargetEvaluator.sharedAnswer(entry: entry, path: path, after: previous)
+            RouteSharing.sharedAnswer(entry: entry, path: path, after: previous)
         }
         // The same failure, or another; only ENETUNREACH is "no entry"
         let unreachable = RouteAnswer.noRoute(errno: ENETUNREACH)
         let refused = RouteAnswer.noRoute(errno: EHOSTUNREACH)
         #expect(shared(unreachable, unreachable)?.answer == unreachable)
-        #expect(shared(unreachable, unreachable)?.match == RouteMatch.none)
+        #expect(shared(unreachable, unreachable)?.match == MatchedEntry.none)
         #expect(shared(refused, refused)?.answer == refused)
         #expect(shared(refused, refused).map { $0.match == nil } == true)
         #expect(shared(unreachable, refused) == nil)
@@ -158,7 +161,7 @@ struct SharedRouteGroupTests {
         let wider = try Self.route(nil, 0)
         let answer = try #require(shared(.route(wider), path))
         #expect(answer.answer == path)
-        #expect(answer.match == .entry(MatchedRoute(wider)))
+        #expect(answer.match == .entry(table: Self.main, prefix: try Self.prefix("0.0.0.0", 0)))
         #expect(shared(.route(try Self.route("10.0.0.0", 8)), path) != nil)
         // Narrower than what they matched: the table changed since the batch
         #expect(shared(.route(try Self.route("10.0.0.0", 24)), path) == nil)

@@ -9,7 +9,7 @@ import Glibc
 /// Messages are drained until the socket would block, so a burst costs one evaluation pass. Datagrams
 /// from user space (sender port id ≠ 0) are dropped and counted; on `ENOBUFS` the links are re-read and
 /// advertisements solicited again.
-final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
+final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private let subscription: NetlinkSocket
     private let wakeDescriptor: Int32
     private let queries: KernelQueries
@@ -22,11 +22,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
     private let watchedNamespace: NetworkNamespace?
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
-    private var refusingRoutes = RefusingRoutes()
+    private var sharing = RouteSharing()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-    private let passMemo = TargetEvaluator.PassMemo()
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
+    /// Set when a DNS64 discovery ended: every target is evaluated again.
+    private let provisionsChanged = Locked(false)
     /// Set by `close()`; `wake()` checks it under the lock so it never writes to a closed, maybe reused, descriptor.
     private let isClosed = Locked(false)
 
@@ -59,12 +60,17 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             throw error
         }
         solicitAdvertisements()
+        // A DNS64 answer can change the internet's prefixes and every IPv4 address's path (hosts' too).
+        provisioning.onChange { [weak self] in
+            guard let self else { return }
+            provisionsChanged.withLock { $0 = true }
+            wake()
+        }
     }
 
-    // MARK: - RoutingChangeSource
+    // MARK: - RoutingSubscription
 
     func waitForChanges() -> RoutingChange {
-        passMemo.clear()
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -79,7 +85,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             return .failed(error)
         }
         if ready == 0 {
-            return provisioning.expire(at: SystemCall.monotonicMilliseconds()) ? .advertisementsChanged : .woken
+            return provisioning.expire(at: SystemCall.monotonicMilliseconds()) ? .changed(.everything) : .woken
         }
         if descriptors[1].revents != 0 { SystemCall.consumeEvent(wakeDescriptor) }
         let files = descriptors[2].revents != 0 ? configurationFiles?.drain() ?? [] : []
@@ -91,6 +97,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         // the same wake-up and the answer below says only `.changed`.
         if resolverChanged { provisioning.rediscover() }
         let change = descriptors[0].revents != 0 ? drain() : .woken
+        if case .failed = change { return change }
+        let discovered = provisionsChanged.withLock { changed in
+            defer { changed = false }
+            return changed
+        }
+        if discovered { return .changed(.everything) }
         return change == .woken && resolverChanged ? .resolverConfigurationChanged : change
     }
 
@@ -101,18 +113,12 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         }
     }
 
-    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation] {
-        TargetEvaluator(
-            queries: queries, links: links, classifier: classifier,
-            // Watched names always have an entry (made by `watch` with the caller's timeout), so this default is unused.
-            hostResolution: .init(hosts: hosts, timeout: NetworkReachability.defaultResolutionTimeout, refresh: false),
-            provisioning: provisioning, passMemo: passMemo,
-            refusingRoutes: { [unowned self] () throws(ReachabilityError) in
-                try refusingRoutes.prefixes { type throws(ReachabilityError) in
-                    try queries.routes(family: .ipv4, table: nil, type: type)
-                }
-            }
-        ).evaluate(targets, sharing: groups)
+    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
+        // Watched names always have an entry (made by `watch` with the caller's timeout), so this timeout is unused.
+        let evaluator = TargetEvaluator(
+            queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
+            resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
+        return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
     }
 
     func close() {
@@ -178,15 +184,15 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
         // deletion before the route leaves the table, a link going down before its routes are flushed.
         // Lookups take no lock, so wait for the lock to be free before anything is looked up.
         if relevant || overflowed { SystemCall.awaitRoutingLock(subscription.descriptor) }
-        guard overflowed else { return relevant ? .changed(changes) : advertised ? .advertisementsChanged : .woken }
-        refusingRoutes.forget()
+        guard overflowed else { return relevant ? .changed(changes) : advertised ? .changed(.everything) : .woken }
+        sharing.forget()
         do {
             links = LinkTable(try queries.links())
         } catch {
             return .failed(error)
         }
         solicitAdvertisements()  // the kernel keeps no copy of the advertisements the overflow may have lost
-        return .resynchronized
+        return .changed(.everything)
     }
 
     /// Asks the routers on every usable interface to advertise now (where the process may send raw ICMPv6),
@@ -225,7 +231,7 @@ final class NetlinkChangeSource: RoutingChangeSource, @unchecked Sendable {
             return .relevant
         case .route(let route):
             changes.recordRoute(route.prefix)
-            refusingRoutes.apply(
+            sharing.apply(
                 route, deleted: message.type == UInt16(RTM_DELROUTE),
                 replacing: message.type == UInt16(RTM_NEWROUTE) && message.flags & UInt16(NLM_F_REPLACE) != 0)
             return .relevant

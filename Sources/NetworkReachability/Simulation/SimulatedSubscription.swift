@@ -2,7 +2,7 @@ import Glibc
 
 /// The monitor's subscription to a simulated network: a change arrives when a test makes one, and the test
 /// can wait until the monitor has evaluated it and delivered what it changed (``settle(seconds:)``).
-final class SimulatedChangeSource: RoutingChangeSource {
+final class SimulatedSubscription: RoutingSubscription {
     private struct State {
         var changed = false
         var woken = false
@@ -13,10 +13,11 @@ final class SimulatedChangeSource: RoutingChangeSource {
     }
 
     private let state = ConditionLock(State())
-    private let evaluator: @Sendable ([ReachabilityTarget], [SharedRouteGroup]) -> [TargetEvaluation]
+    private let evaluate: @Sendable ([DueTarget]) -> [TargetEvaluation]
 
-    init(evaluator: @escaping @Sendable ([ReachabilityTarget], [SharedRouteGroup]) -> [TargetEvaluation]) {
-        self.evaluator = evaluator
+    /// - Parameter evaluate: evaluates a pass's targets, in order.
+    init(evaluate: @escaping @Sendable ([DueTarget]) -> [TargetEvaluation]) {
+        self.evaluate = evaluate
     }
 
     /// The network changed: the monitor evaluates every target again.
@@ -39,7 +40,7 @@ final class SimulatedChangeSource: RoutingChangeSource {
             then: { _, settled in settled })
     }
 
-    // MARK: - RoutingChangeSource
+    // MARK: - RoutingSubscription
 
     func waitForChanges() -> RoutingChange {
         state.withLock { state in
@@ -60,8 +61,8 @@ final class SimulatedChangeSource: RoutingChangeSource {
         state.withLock { $0.woken = true }
     }
 
-    func evaluate(_ targets: [ReachabilityTarget], sharing groups: [SharedRouteGroup]) -> [TargetEvaluation] {
-        evaluator(targets, groups)
+    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
+        evaluate(targets)
     }
 
     func close() {
