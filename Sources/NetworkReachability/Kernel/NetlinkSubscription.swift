@@ -23,6 +23,9 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
     private var sharing = RouteSharing()
+    /// The current pass's evaluator: made by its first ``evaluate(_:after:)``, dropped when the subscription waits
+    /// again, so that what it asks once (the internet's routes, NAT64) is asked once per pass.
+    private var passEvaluator: TargetEvaluator?
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
@@ -71,6 +74,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     // MARK: - RoutingSubscription
 
     func waitForChanges() -> RoutingChange {
+        passEvaluator = nil
+        sharing.endPass()
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -115,9 +120,12 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
 
     func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
         // Watched names always have an entry (made by `watch` with the caller's timeout), so this timeout is unused.
-        let evaluator = TargetEvaluator(
-            queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
-            resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
+        let evaluator =
+            passEvaluator
+            ?? TargetEvaluator(
+                queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
+                resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
+        passEvaluator = evaluator
         return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
     }
 

@@ -51,6 +51,15 @@ struct RouteSharing {
     static let defaultTable = UInt32(RT_TABLE_DEFAULT.rawValue)
 
     private var refusing = RefusingRoutes()
+    /// What the current pass found of the policy rules and the `default` table, asked once for all its parts.
+    private var rulesAreDefaults: Bool?
+    private var defaultTablePrefixes: [IPPrefix]??
+
+    /// Forgets what the pass found: a change may follow.
+    mutating func endPass() {
+        rulesAreDefaults = nil
+        defaultTablePrefixes = nil
+    }
 
     /// Applies a route notification (`deleted` for `RTM_DELROUTE`, `replacing` for `NLM_F_REPLACE`).
     mutating func apply(_ route: RouteMessage, deleted: Bool, replacing: Bool) {
@@ -83,7 +92,7 @@ struct RouteSharing {
             }
         }
         return due.indices.map { position in
-            evaluations[position]
+            evaluations[position].take()
                 ?? TargetEvaluator.evaluation(of: due[position].target) { () throws(ReachabilityError) in
                     try evaluator.evaluate(due[position].target)
                 }
@@ -92,16 +101,10 @@ struct RouteSharing {
 
     /// `address`'s evaluation from the kernel's `answer`, with the entry it matched.
     private static func evaluation(
-        of address: IPAddress, _ answer: RouteAnswer, match: TargetDependency.MatchedEntry?, with evaluator: TargetEvaluator,
-        describedLike model: ReachabilitySnapshot? = nil
+        of address: IPAddress, _ answer: RouteAnswer, match: TargetDependency.MatchedEntry?, with evaluator: TargetEvaluator
     ) -> TargetEvaluation {
         var evaluation = TargetEvaluator.evaluation(of: .address(address)) { () throws(ReachabilityError) in
-            // A description names no address of its own unless NAT64 synthesized one: then each is described anew.
-            guard var shared = model, shared.path.synthesizedAddress == nil else {
-                return try evaluator.evaluate(address, answer: answer)
-            }
-            shared.target = .address(address)
-            return shared
+            try evaluator.evaluate(address, answer: answer)
         }
         if !evaluation.dependency.always { evaluation.dependency.matchedEntry = match }
         return evaluation
@@ -115,15 +118,18 @@ struct RouteSharing {
         guard changes.changedRoutesOnly else { return [] }
         var groups: [Group] = []
         var positions: [Group.Key: Int] = [:]
+        var lastJoined: (key: Group.Key, index: Int)?  // after a default route's change nearly all join one group
         for (position, target) in due.enumerated() {
             guard case .address(let address) = target.target, address.zone == nil, isOrdinaryIPv4Unicast(address),
                 let match = target.previous?.matchedEntry,
                 let key = groupKey(of: address, match, among: changes.routePrefixes)
             else { continue }
-            if let index = positions[key] {
+            if let index = lastJoined?.key == key ? lastJoined?.index : positions[key] {
                 groups[index].positions.append(position)
+                lastJoined = (key, index)
             } else {
                 positions[key] = groups.count
+                lastJoined = (key, groups.count)
                 groups.append(Group(prefix: key.prefix, matchedNothing: key.matchedNothing, positions: [position]))
             }
         }
@@ -157,8 +163,8 @@ struct RouteSharing {
         _ groups: [Group], of due: [DueTarget], into evaluations: inout [TargetEvaluation?], with evaluator: TargetEvaluator,
         queries: KernelQueries
     ) {
-        guard (try? queries.hasDefaultPolicyRules(.ipv4)) == true else { return }
-        var defaultTablePrefixes: [IPPrefix]??
+        if rulesAreDefaults == nil { rulesAreDefaults = (try? queries.hasDefaultPolicyRules(.ipv4)) == true }
+        guard rulesAreDefaults == true else { return }
         var refusingPrefixes: [IPPrefix]??
         var asked: [(group: Group, members: [(position: Int, address: IPAddress)])] = []
         for group in groups {
@@ -196,11 +202,17 @@ struct RouteSharing {
                 let (answer, match) = Self.sharedAnswer(
                     entry: answers[2 * index], path: answers[2 * index + 1], after: group.prefix)
             else { continue }
-            let first = Self.evaluation(of: members[0].address, answer, match: match, with: evaluator)
-            let model = try? first.result.get()
-            evaluations[members[0].position] = first
-            for (position, address) in members.dropFirst() {
-                evaluations[position] = Self.evaluation(of: address, answer, match: match, with: evaluator, describedLike: model)
+            // The first member's evaluation stands for the others': the same answer, described alike, resting on the
+            // same routes beside each one's own address. Unless NAT64 synthesized an address from its own: then each
+            // is evaluated on its own.
+            let model = Self.evaluation(of: members[0].address, answer, match: match, with: evaluator)
+            for (position, address) in members {
+                guard case .success(var snapshot) = model.result, snapshot.path.synthesizedAddress == nil else {
+                    evaluations[position] = Self.evaluation(of: address, answer, match: match, with: evaluator)
+                    continue
+                }
+                snapshot.target = .address(address)
+                evaluations[position] = TargetEvaluation(result: .success(snapshot), dependency: model.dependency)
             }
         }
     }

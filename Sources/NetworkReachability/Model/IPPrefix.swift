@@ -4,13 +4,16 @@
 package struct IPPrefix: Sendable, Hashable, CustomStringConvertible {
     /// The network address: the lowest address of the prefix, without a zone.
     package let address: IPAddress
+    /// In a byte, inside the address's padding: each listening target's dependency holds a prefix.
+    private let storedLength: UInt8
+
     /// The prefix length in bits, at most the address's width.
-    package let length: Int
+    package var length: Int { Int(storedLength) }
 
     /// The prefix of `length` bits (clamped to the address's width) that `address` lies in.
     package init(address: IPAddress, length: Int) {
-        self.length = min(max(length, 0), address.byteCount * 8)
-        self.address = address.prefixBounds(length: self.length).lowest
+        storedLength = UInt8(min(max(length, 0), address.byteCount * 8))
+        self.address = address.prefixBounds(length: Int(storedLength)).lowest
     }
 
     /// The whole address space of `family`: `0.0.0.0/0` or `::/0`, a default route's destination.

@@ -1,5 +1,5 @@
 /// What one drained batch of platform messages changed, in the terms that pick the targets whose answer can
-/// have changed (``TargetDependency/isTouched(by:)``): route prefixes, interfaces and addresses.
+/// have changed (``TargetDependency/isTouched(by:of:)``): route prefixes, interfaces and addresses.
 ///
 /// It over-approximates, never under: a change the backend cannot place (a policy rule, a link that became
 /// usable and may revive routes without a notification, a batch too large to list) sets ``affectsEverything``.

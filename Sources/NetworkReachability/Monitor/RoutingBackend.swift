@@ -63,7 +63,7 @@ package struct DueTarget: Sendable {
 package struct TargetEvaluation: Sendable {
     /// The snapshot, or why it could not be had.
     package var result: Result<ReachabilitySnapshot, ReachabilityError>
-    /// What a later change must touch to change the answer.
+    /// What a later change must touch to change the answer; ``TargetDependency/always`` for a failure.
     package var dependency: TargetDependency
 
     /// Makes an evaluation.

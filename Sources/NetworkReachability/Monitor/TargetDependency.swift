@@ -1,6 +1,6 @@
-/// What a target's last answer rests on: the destinations whose routes decide it, the interface it leaves
-/// through and its source address. A batch of changes that touches none of them cannot change the answer, and the
-/// monitor skips the target.
+/// What a target's last answer rests on: the routes to its own addresses and to any other destinations its
+/// evaluation asked about, the interface it leaves through and its source address. A batch of changes that touches
+/// none of them cannot change the answer, and the monitor skips the target.
 ///
 /// Sound because a route only matches destinations inside its prefix, a link change that can revive routes is
 /// reported as affecting everything, and the kernel reports the routes an address brings and takes with it.
@@ -17,7 +17,8 @@ package struct TargetDependency: Sendable, Equatable {
 
     /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
     package var always = false
-    /// Destinations, without zones, whose route lookups decide the answer.
+    /// Destinations beside the target's own addresses, without zones, whose route lookups decide the answer (the
+    /// internet's, for an IPv4 address NAT64 may carry).
     package var destinations: [IPAddress] = []
     /// The output interface of the answer's route.
     package var interfaceIndex: Int?
@@ -41,15 +42,22 @@ package struct TargetDependency: Sendable, Equatable {
         self.matchedEntry = matchedEntry
     }
 
-    /// Whether `changes` can have changed the answer: they affect everything or this target always; or they changed
-    /// the output interface's link or addresses, added or removed the source address or a destination, or changed
-    /// a route whose prefix contains a destination.
-    package func isTouched(by changes: NetworkChanges) -> Bool {
+    /// Whether `changes` can have changed `target`'s answer: they affect everything or this target always; or they
+    /// changed the output interface's link or addresses, added or removed the source address, one of the target's
+    /// own addresses (an address's, a pair's two) or another destination, or changed a route whose prefix contains
+    /// one of those.
+    package func isTouched(by changes: NetworkChanges, of target: ReachabilityTarget) -> Bool {
         if always || changes.affectsEverything { return true }
         if let interfaceIndex, changes.interfaces.contains(interfaceIndex) { return true }
         if let sourceAddress, changes.addresses.contains(sourceAddress) { return true }
-        return destinations.contains { destination in
+        let touches = { (destination: IPAddress) in
             changes.addresses.contains(destination) || changes.routePrefixes.contains { $0.contains(destination) }
         }
+        switch target {
+        case .address(let address): if touches(address) { return true }
+        case .addressPair(let local, let remote): if touches(remote) || touches(local) { return true }
+        case .internet, .linkLocal, .host: break
+        }
+        return destinations.contains(where: touches)
     }
 }
