@@ -28,6 +28,12 @@ final class KernelQueries: RouteQuerying {
         /// With `followsLinks`, the links seen so far; links never asked about are not here.
         var links: [Int: LinkMessage] = [:]
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        /// The current exchange's requests, encoded, and per request whether it is a dump and whether its answer is
+        /// still open: kept from one exchange to the next with their capacity, so that a read allocates none of
+        /// them (`Benchmarks/`, flags reads).
+        var batch: [UInt8] = []
+        var isDump: [Bool] = []
+        var isOpen: [Bool] = []
     }
 
     // Guarded by its lock: one exchange at a time.
@@ -272,15 +278,19 @@ final class KernelQueries: RouteQuerying {
         let first = state.sequence &+ 1
         state.sequence &+= UInt32(count)
         var batch: [UInt8] = []
-        var isDump: [Bool] = []
+        swap(&batch, &state.batch)  // moved out, so that appending to it copies nothing
+        batch.removeAll(keepingCapacity: true)
+        state.isDump.removeAll(keepingCapacity: true)
+        state.isOpen.removeAll(keepingCapacity: true)
         for position in 0..<count {
             let request = request(position)
-            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: batch)
-            isDump.append(request.isDump)
+            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
+            state.isDump.append(request.isDump)
+            state.isOpen.append(true)
         }
+        defer { state.batch = batch }
         try socket.send(batch)
         state.requests += count
-        var isOpen = [Bool](repeating: true, count: count)
         var open = count
         while open > 0 {
             guard case .completed(let datagram) = try socket.receive(into: &state.buffer) else {
@@ -291,7 +301,7 @@ final class KernelQueries: RouteQuerying {
             _ = NetlinkMessage.walk(state.buffer[0..<datagram.count]) { message in
                 guard message.portID == socket.portID else { return follow(message, in: &state) }
                 let position = Int(message.sequence &- first)
-                guard position >= 0, position < count, isOpen[position] else { return }
+                guard position >= 0, position < count, state.isOpen[position] else { return }
                 let end: Event?
                 if let code = message.errorCode {
                     end = code == 0 ? .completed : .failed(-code)
@@ -299,10 +309,10 @@ final class KernelQueries: RouteQuerying {
                     end = message.dumpErrorCode.map { .failed(-$0) } ?? .completed
                 } else {
                     handle(position, .message(message))
-                    end = isDump[position] ? nil : .completed
+                    end = state.isDump[position] ? nil : .completed
                 }
                 guard let end else { return }
-                isOpen[position] = false
+                state.isOpen[position] = false
                 open -= 1
                 handle(position, end)
             }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The Linux backend: rtnetlink for routes, links and addresses, sysfs for interface kinds.
 package final class LinuxRoutingBackend: RoutingBackend {
     private let namespace: NetworkNamespace?
@@ -7,6 +9,12 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let classifier: InterfaceClassifier
     private let provisioning = ProvisioningDirectory()
     package let hosts = HostDirectory()
+    /// Whether the last read of an IPv4 address found no route of its own. An IPv4 address no route carries needs
+    /// the IPv4 internet's route too (NAT64 may carry it unless that one is usable), so while this holds the next such
+    /// read asks it along with its own lookup: a repeated unrouted read is one round trip, not two (`Benchmarks/`,
+    /// flags read, no route). A wrong guess costs a round trip, never a stale answer: what goes along is asked in the
+    /// same exchange.
+    private let lastIPv4ReadWasUnrouted = Atomic(false)
 
     /// Makes a backend whose sockets open in `namespace` (the caller's when `nil`).
     ///
@@ -27,7 +35,21 @@ package final class LinuxRoutingBackend: RoutingBackend {
     package func evaluate(
         _ target: ReachabilityTarget, resolutionTimeout: Duration
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        try evaluator(resolutionTimeout: resolutionTimeout).evaluate(target)
+        let evaluator = evaluator(resolutionTimeout: resolutionTimeout)
+        guard case .address(let address) = target, address.zone == nil, address.family == .ipv4 else {
+            return try evaluator.evaluate(target)
+        }
+        let snapshot: ReachabilitySnapshot
+        if lastIPv4ReadWasUnrouted.load(ordering: .relaxed) {
+            let answers = try queries.lookupRoutes(to: [address, TargetEvaluator.internetProbeIPv4])
+            guard answers.count == 2 else { throw .malformedKernelReply("route lookup answers") }
+            evaluator.useInternetAnswer(ipv4: answers[1])
+            snapshot = try evaluator.evaluate(address, answer: answers[0])
+        } else {
+            snapshot = try evaluator.evaluate(target)
+        }
+        lastIPv4ReadWasUnrouted.store(snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil, ordering: .relaxed)
+        return snapshot
     }
 
     package func subscribe() throws(ReachabilityError) -> any RoutingSubscription {

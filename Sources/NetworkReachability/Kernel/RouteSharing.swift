@@ -149,8 +149,11 @@ struct RouteSharing {
             else { return nil }
             return Group.Key(prefix: prefix, matchedNothing: false)
         case .none:
-            let around = changed.filter { $0.contains(address) }
-            return around.max { $0.length < $1.length }.map { Group.Key(prefix: $0, matchedNothing: true) }
+            var narrowest: IPPrefix?
+            for prefix in changed where prefix.contains(address) && prefix.length > narrowest?.length ?? -1 {
+                narrowest = prefix
+            }
+            return narrowest.map { Group.Key(prefix: $0, matchedNothing: true) }
         }
     }
 

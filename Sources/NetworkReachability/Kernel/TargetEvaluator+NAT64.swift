@@ -36,10 +36,9 @@ extension TargetEvaluator {
     /// How unrouted IPv4 addresses are carried now: worked out from the internet's routes once per evaluator.
     private func nat64Plan() throws(ReachabilityError) -> NAT64Plan {
         if let knownNAT64Plan { return knownNAT64Plan }
-        let (ipv4, ipv6) = try internetByFamily()
         var plan = NAT64Plan.notCarried
-        // Beside a usable IPv4 internet NAT64 plays no part.
-        if !ipv4.status.isReachable, ipv6.status.isReachable {
+        // Beside a usable IPv4 internet NAT64 plays no part, and the IPv6 internet need not be asked.
+        if try !internet(.ipv4).status.isReachable, case let ipv6 = try internet(.ipv6), ipv6.status.isReachable {
             let provisions = provisions(ipv4IsReachable: false, ipv6: ipv6)
             if let prefix = provisions.nat64Prefixes.first?.prefix {
                 plan = .synthesized(prefix)

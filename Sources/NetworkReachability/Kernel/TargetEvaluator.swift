@@ -22,18 +22,13 @@ final class TargetEvaluator {
     private let resolutionTimeout: Duration
     /// Whether a host's resolution is asked afresh (a read) or taken as the monitor keeps it.
     private let refreshesHosts: Bool
-    /// The internet probes' answers, once asked.
-    private var internetAnswers: (ipv4: RouteAnswer, ipv6: RouteAnswer)?
+    /// The internet probes' answers, each once asked.
+    private var internetIPv4: RouteAnswer?
+    private var internetIPv6: RouteAnswer?
     /// How unrouted IPv4 addresses are carried, once worked out (``nat64Plan()``).
     var knownNAT64Plan: NAT64Plan?
-    /// Each route path's description, once made (``snapshot(_:family:_:)``).
-    private var descriptions: [DescriptionKey: (flags: ReachabilityFlags, path: ReachabilityPath)] = [:]
-
-    /// What a description rests on: the destination's family and the route's path.
-    private struct DescriptionKey: Hashable {
-        let family: IPAddress.Family
-        let path: RoutePath
-    }
+    /// The last route path described, and its description (``snapshot(_:family:_:)``).
+    private var lastDescription: (family: IPAddress.Family, route: RoutePath, flags: ReachabilityFlags, path: ReachabilityPath)?
 
     init(
         queries: any RouteQuerying, links: any LinkSource, classifier: any InterfaceClassifying,
@@ -145,15 +140,28 @@ final class TargetEvaluator {
         return chosen
     }
 
-    /// The internet as each family sees it, from the probes' answers: asked once per evaluator, both in one send.
+    /// Takes the IPv4 internet probe's answer a read asked along with its own lookup, in the same round trip.
+    func useInternetAnswer(ipv4: RouteAnswer) { internetIPv4 = ipv4 }
+
+    /// The internet as each family sees it, from the probes' answers: both asked in one send, once per evaluator.
     func internetByFamily() throws(ReachabilityError) -> (ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot) {
-        if internetAnswers == nil {
+        (try internet(.ipv4), try internet(.ipv6))
+    }
+
+    /// The internet as `family` sees it: the probe's answer, asked once per evaluator, with the other family's
+    /// when neither is known yet (the internet target wants both).
+    func internet(_ family: IPAddress.Family) throws(ReachabilityError) -> ReachabilitySnapshot {
+        if internetIPv4 == nil && internetIPv6 == nil {
             let answers = try queries.lookupRoutes(to: [Self.internetProbeIPv4, Self.internetProbeIPv6])
             guard answers.count == 2 else { throw .malformedKernelReply("internet probe answers") }
-            internetAnswers = (answers[0], answers[1])
+            (internetIPv4, internetIPv6) = (answers[0], answers[1])
         }
-        guard let (ipv4, ipv6) = internetAnswers else { throw .malformedKernelReply("internet probe answers") }
-        return (try snapshot(.internet, family: .ipv4, ipv4), try snapshot(.internet, family: .ipv6, ipv6))
+        let probe = family == .ipv4 ? Self.internetProbeIPv4 : Self.internetProbeIPv6
+        let known = family == .ipv4 ? internetIPv4 : internetIPv6
+        let answer: RouteAnswer
+        if let known { answer = known } else { answer = try queries.lookupRoute(to: probe, from: nil, interfaceIndex: nil) }
+        if family == .ipv4 { internetIPv4 = answer } else { internetIPv6 = answer }
+        return try snapshot(.internet, family: family, answer)
     }
 
     /// What the network provisions on the IPv6 route's interface; on an IPv6-only network this is also what
@@ -212,16 +220,17 @@ final class TargetEvaluator {
 
     /// `target`'s snapshot from a route lookup's answer for a destination of `family`: the one place a route is
     /// described. It reads nothing of the answer but its ``RoutePath``, so answers with equal paths are described
-    /// alike, which lets a pass answer many targets with one lookup; and it describes each path once per evaluator,
-    /// so that the targets behind one route share one path (10,000 listening targets keep about 300 bytes less each,
-    /// `Benchmarks/`, resident bytes per target).
+    /// alike, which lets a pass answer many targets with one lookup; and a path described last is not described
+    /// again, so that the targets behind one route share one path (10,000 listening targets keep about 300 bytes
+    /// less each, `Benchmarks/`, resident bytes per target).
     func snapshot(
         _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: RouteAnswer
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
         guard case .route(let route) = answer, route.type.carriesPackets else { return Self.unreachable(target) }
         let routePath = route.path
-        let key = DescriptionKey(family: family, path: routePath)
-        if let known = descriptions[key] { return ReachabilitySnapshot(target: target, flags: known.flags, path: known.path) }
+        if let last = lastDescription, last.family == family, last.route == routePath {
+            return ReachabilitySnapshot(target: target, flags: last.flags, path: last.path)
+        }
         let link = try routePath.outputInterface.flatMap { (index) throws(ReachabilityError) in try links.link(index: index) }
         let interface = link.map(classifier.interface(for:))
         let flags = Self.flags(route: routePath, link: link, interfaceType: interface?.type)
@@ -230,7 +239,7 @@ final class TargetEvaluator {
             interface: interface, gateway: routePath.gateway, sourceAddress: routePath.preferredSource,
             supportsIPv4: family == .ipv4 && isReachable, supportsIPv6: family == .ipv6 && isReachable,
             isExpensive: interface?.type == .cellular)
-        descriptions[key] = (flags, path)
+        lastDescription = (family, routePath, flags, path)
         return ReachabilitySnapshot(target: target, flags: flags, path: path)
     }
 

@@ -324,15 +324,19 @@ package final class ReachabilityMonitor: Sendable {
     /// retained the path that a default route's 10,000 targets share, on this thread, while the queue's thread released
     /// the copies before it, and the two threads fought over its count (`Benchmarks/`, 10,000 listening targets).
     private func deliver(_ deliveries: [Delivery], of snapshots: [ReachabilitySnapshot]) {
-        var queued: [ObjectIdentifier: (queue: DispatchQueue, deliveries: [Delivery])] = [:]
+        var queued: [(queue: DispatchQueue, deliveries: [Delivery])] = []  // most passes see one queue
         for delivery in deliveries {
             guard let queue = delivery.consumer.queue else {
                 delivery.consumer(snapshots[delivery.position])
                 continue
             }
-            queued[ObjectIdentifier(queue), default: (queue, [])].deliveries.append(delivery)
+            if let index = queued.lastIndex(where: { $0.queue === queue }) {
+                queued[index].deliveries.append(delivery)
+            } else {
+                queued.append((queue, [delivery]))
+            }
         }
-        for (queue, deliveries) in queued.values {
+        for (queue, deliveries) in queued {
             queue.async { for delivery in deliveries { delivery.consumer(snapshots[delivery.position]) } }
         }
     }
