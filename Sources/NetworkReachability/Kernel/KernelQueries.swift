@@ -1,7 +1,7 @@
 import CNetlink
 import Glibc
 
-/// One lookup of a batch: the path a packet to the address would take (`ip route get`), or the table entry
+/// One lookup of several sent together: the path a packet to the address would take (`ip route get`), or the table entry
 /// it matches (`ip route get … fibmatch`), whose prefix and table say which changes can move the answer.
 enum RouteLookup: Sendable, Equatable {
     case path(to: IPAddress)
@@ -31,7 +31,7 @@ final class KernelQueries: RouteQuerying {
         /// The current exchange's requests, encoded, and per request whether it is a dump and whether its answer is
         /// still open: kept from one exchange to the next with their capacity, so that a read allocates none of
         /// them (`Benchmarks/`, flags reads).
-        var batch: [UInt8] = []
+        var encoded: [UInt8] = []
         var isDump: [Bool] = []
         var isOpen: [Bool] = []
     }
@@ -167,7 +167,7 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
-    /// How many requests this client has sent, however they were batched.
+    /// How many requests this client has sent, however many went in one `send`.
     var requestCount: Int { state.withLock { $0.requests } }
 
     /// Closes the socket; the next query opens a new one, with no links followed yet.
@@ -277,19 +277,19 @@ final class KernelQueries: RouteQuerying {
         let socket = try openSocket(&state)
         let first = state.sequence &+ 1
         state.sequence &+= UInt32(count)
-        var batch: [UInt8] = []
-        swap(&batch, &state.batch)  // moved out, so that appending to it copies nothing
-        batch.removeAll(keepingCapacity: true)
+        var encoded: [UInt8] = []
+        swap(&encoded, &state.encoded)  // moved out, so that appending to it copies nothing
+        encoded.removeAll(keepingCapacity: true)
         state.isDump.removeAll(keepingCapacity: true)
         state.isOpen.removeAll(keepingCapacity: true)
         for position in 0..<count {
             let request = request(position)
-            batch = request.encode(sequence: first &+ UInt32(position), appendingTo: consume batch)
+            encoded = request.encode(sequence: first &+ UInt32(position), appendingTo: consume encoded)
             state.isDump.append(request.isDump)
             state.isOpen.append(true)
         }
-        defer { state.batch = batch }
-        try socket.send(batch)
+        defer { state.encoded = encoded }
+        try socket.send(encoded)
         state.requests += count
         var open = count
         while open > 0 {

@@ -257,3 +257,21 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         link.isReadyToCarry ? 2 : link.flags & cnl_iff_up() != 0 ? 1 : 0
     }
 }
+
+/// The links as last announced by the kernel, kept by the subscription.
+struct LinkTable: LinkSource {
+    private(set) var byIndex: [Int: LinkMessage] = [:]
+
+    init(_ links: [LinkMessage] = []) {
+        for link in links { byIndex[link.index] = link }
+    }
+
+    /// Applies an `RTM_NEWLINK`/`RTM_DELLINK`.
+    mutating func apply(_ link: LinkMessage) {
+        byIndex[link.index] = link.isDeletion ? nil : link
+    }
+
+    func link(index: Int) -> LinkMessage? { byIndex[index] }
+
+    func allLinks() -> [LinkMessage] { byIndex.values.sorted { $0.index < $1.index } }
+}

@@ -23,6 +23,15 @@ protocol RouteQuerying: AnyObject, Sendable {
     func linkIndex(named name: String) throws(ReachabilityError) -> Int?
 }
 
+/// Where the evaluation learns about links: a cache link notifications keep exact (synchronous reads), or the
+/// table the subscription keeps current.
+protocol LinkSource {
+    /// The link with `index`, or `nil` when there is none.
+    func link(index: Int) throws(ReachabilityError) -> LinkMessage?
+    /// Every link.
+    func allLinks() throws(ReachabilityError) -> [LinkMessage]
+}
+
 /// Describes a link as a public ``NetworkInterface``, with its kind of link.
 protocol InterfaceClassifying: AnyObject, Sendable {
     /// The interface `link` is.

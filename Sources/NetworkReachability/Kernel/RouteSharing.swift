@@ -39,9 +39,9 @@ struct RouteSharing {
         var positions: [Int]
     }
 
-    /// Route lookups per `send`: the replies of one batch must fit the request socket's receive buffer (the kernel
+    /// Route lookups per `send`: the replies to one `send` must fit the request socket's receive buffer (the kernel
     /// drops what does not fit), and each reply takes well under 1 KiB of it.
-    static let batchSize = 64
+    static let lookupsPerSend = 64
     /// Up to this many addresses, each one's entry and path are asked side by side in one round trip (a pass for
     /// one target stays one round trip). Above, entries go first, then one path per distinct entry.
     static let sideBySideLimit = 4
@@ -72,7 +72,7 @@ struct RouteSharing {
     // MARK: - A pass
 
     /// Evaluates `due` after `changes`, answers in order: groups first, then the other address targets without a
-    /// zone in batches of lookups, then the rest one by one. A batch the kernel could not answer falls back to one by
+    /// zone ``lookupsPerSend`` at a time, then the rest one by one. A `send` the kernel could not answer falls back to one by
     /// one too.
     mutating func evaluate(
         _ due: [DueTarget], after changes: NetworkChanges, with evaluator: TargetEvaluator, queries: KernelQueries
@@ -80,14 +80,14 @@ struct RouteSharing {
         var evaluations = [TargetEvaluation?](repeating: nil, count: due.count)
         let groups = Self.groups(of: due, after: changes)
         if !groups.isEmpty { evaluateGroups(groups, of: due, into: &evaluations, with: evaluator, queries: queries) }
-        var batchable: [(position: Int, address: IPAddress)] = []
+        var addresses: [(position: Int, address: IPAddress)] = []
         for position in due.indices where evaluations[position] == nil {
-            if case .address(let address) = due[position].target, address.zone == nil { batchable.append((position, address)) }
+            if case .address(let address) = due[position].target, address.zone == nil { addresses.append((position, address)) }
         }
-        for start in stride(from: 0, to: batchable.count, by: Self.batchSize) {
-            let batch = batchable[start..<min(start + Self.batchSize, batchable.count)]
-            guard let answers = try? Self.answersWithEntries(for: batch.map(\.address), queries: queries) else { continue }
-            for ((position, address), (answer, match)) in zip(batch, answers) {
+        for start in stride(from: 0, to: addresses.count, by: Self.lookupsPerSend) {
+            let sent = addresses[start..<min(start + Self.lookupsPerSend, addresses.count)]
+            guard let answers = try? Self.answersWithEntries(for: sent.map(\.address), queries: queries) else { continue }
+            for ((position, address), (answer, match)) in zip(sent, answers) {
                 evaluations[position] = Self.evaluation(of: address, answer, match: match, with: evaluator)
             }
         }

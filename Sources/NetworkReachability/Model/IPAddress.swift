@@ -174,11 +174,6 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         try Self.unpack(head, tail, count: byteCount, body)
     }
 
-    /// Whether this address comes before `other` in byte order; both are of one family.
-    func precedesInByteOrder(_ other: IPAddress) -> Bool {
-        head != other.head ? head < other.head : tail < other.tail
-    }
-
     /// Whether this address's first `length` bits are `network`'s, both of one family (zones are not compared);
     /// `length` is clamped to the address's width. The same as lying between `network`'s ``prefixBounds(length:)``,
     /// without making them: a pass over 10,000 targets asks this of each.

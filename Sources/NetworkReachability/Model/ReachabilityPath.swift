@@ -1,7 +1,8 @@
 /// The facts behind a target's flags: where a packet would leave, and how.
 public struct ReachabilityPath: Sendable, Hashable {
-    /// The values, boxed: a snapshot is copied and compared once per target per change, so a copy is one
-    /// reference and equal paths that share a box compare at once. Copy-on-write keeps value semantics.
+    /// The values, boxed, so that the targets behind one route keep one path between them: a path is about 300
+    /// bytes, and 10,000 listening targets keep that much less each (`Benchmarks/`, resident bytes per target).
+    /// Copy-on-write keeps value semantics.
     private struct Fields: Hashable, Sendable {
         var interface: NetworkInterface? = nil
         var gateway: IPAddress? = nil

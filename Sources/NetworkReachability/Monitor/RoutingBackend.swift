@@ -85,7 +85,7 @@ public struct MonitorStatistics: Sendable, Hashable {
     /// pass. Targets that a change cannot touch are not evaluated, so this shows how much work changes cost.
     public var targetEvaluations = 0
     /// Requests the subscription sent the kernel to evaluate targets (route lookups, link and rule queries),
-    /// however they were batched: with ``targetEvaluations``, this shows what a pass cost the kernel.
+    /// however many went in one `send`: with ``targetEvaluations``, this shows what a pass cost the kernel.
     public var kernelRequests = 0
 
     /// Makes empty counters.
