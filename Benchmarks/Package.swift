@@ -23,6 +23,13 @@ let package = Package(
             path: "Benchmarks/ReachabilityBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        )
+        ),
+        // Flags reads in a plain release loop, for scripts/bench-reads.
+        .executableTarget(
+            name: "ReadLoop",
+            dependencies: [.product(name: "NetworkReachability", package: rootIdentity)],
+            path: "Benchmarks/ReadLoop",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )

@@ -1,8 +1,8 @@
 import Foundation
 import TestSupport
 
-/// The `reach` binary built beside the test bundle, or the one `REACH_BINARY` names (CI runs these suites
-/// again against the deployment build, `scripts/build-deployment`).
+/// The `reach` binary built beside the test bundle, or the one `REACH_BINARY` names (to run these suites against
+/// another build, such as the README's deployment one).
 enum ReachBinary {
     static let path: String = {
         if let chosen = ProcessInfo.processInfo.environment["REACH_BINARY"], !chosen.isEmpty {
