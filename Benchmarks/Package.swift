@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(
             name: "ReadLoop",
             dependencies: [.product(name: "NetworkReachability", package: rootIdentity)],
-            path: "Benchmarks/ReadLoop",
+            path: "Tools/ReadLoop",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
