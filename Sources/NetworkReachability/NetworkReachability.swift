@@ -146,9 +146,9 @@ public final class NetworkReachability: Sendable {
 
     /// Evaluates the target now: one kernel round trip for an address or the internet (whose two route lookups, one
     /// per family, go in one request), one per address for a host. An IPv4 address with no route also needs to know
-    /// whether NAT64 carries it, which takes the internet's routes: one round trip more. Blocks on nothing but the
-    /// kernel: a host answers from its latest resolution (`unknown` while the first is pending) and is resolved again
-    /// in the background.
+    /// whether NAT64 carries it, which takes the internet's routes: one round trip more, or none when the read before
+    /// found no route either (they go along with its own lookup). Blocks on nothing but the kernel: a host answers
+    /// from its latest resolution (`unknown` while the first is pending) and is resolved again in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
