@@ -42,13 +42,11 @@ static uint32_t cnl_group_mask(const unsigned *groups, size_t count) {
     return mask;
 }
 
-uint32_t cnl_route_answer_groups(void) {
+uint32_t cnl_reachability_groups(void) {
     const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE };
+        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE, RTNLGRP_ND_USEROPT };
     return cnl_group_mask(groups, sizeof(groups) / sizeof(groups[0]));
 }
-
-uint32_t cnl_reachability_groups(void) { return cnl_route_answer_groups() | cnl_nd_useropt_group_mask(); }
 
 int cnl_wake_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 

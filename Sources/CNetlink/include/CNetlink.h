@@ -23,7 +23,6 @@ static inline uint32_t cnl_rta_header_length(void) { return RTA_LENGTH(0); }
 static inline uint32_t cnl_rtmsg_length(void) { return sizeof(struct rtmsg); }
 static inline uint32_t cnl_ifinfomsg_length(void) { return sizeof(struct ifinfomsg); }
 static inline uint32_t cnl_ifaddrmsg_length(void) { return sizeof(struct ifaddrmsg); }
-static inline uint32_t cnl_nlmsgerr_length(void) { return sizeof(struct nlmsgerr); }
 static inline uint32_t cnl_fib_rule_hdr_length(void) { return sizeof(struct fib_rule_hdr); }
 static inline uint16_t cnl_nla_type_mask(void) { return (uint16_t)(NLA_TYPE_MASK & 0xFFFF); }
 
@@ -43,8 +42,6 @@ uint8_t cnl_if_oper_down(void);
 /// The rtnetlink groups whose messages can change a reachability answer:
 /// links, IPv4/IPv6 addresses, IPv4/IPv6 routes, IPv4/IPv6 policy rules, and router advertisement options.
 uint32_t cnl_reachability_groups(void);
-/// The groups whose messages can change a route lookup's answer: all of the above but router advertisements.
-uint32_t cnl_route_answer_groups(void);
 
 // MARK: - Router advertisement options (RTM_NEWNDUSEROPT)
 
