@@ -253,7 +253,12 @@ public final class NetworkReachability: Sendable {
     ) throws(ReachabilityError) -> Consumer {
         if let name { removeConsumer(named: name) }
         let consumer = Consumer(target: target, rule: rule, queue: queue, deliver: deliver) { [listening] error in
-            if let error { listening.withLock { $0.failure = error } }
+            if let error {
+                listening.withLock { listening in
+                    listening.failure = error
+                    listening.consumers.removeAll { !$0.consumer.isListening }
+                }
+            }
             finish()
         }
         listening.withLock { listening in

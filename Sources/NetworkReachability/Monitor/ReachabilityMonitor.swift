@@ -320,9 +320,9 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Calls the consumers without a queue now, on this thread, and sends each queue its deliveries as one block.
     ///
-    /// A delivery names its snapshot by position in the part's list, which each block holds once: a copy per delivery
-    /// retained the path that a default route's 10,000 targets share, on this thread, while the queue's thread released
-    /// the copies before it, and the two threads fought over its count (`Benchmarks/`, 10,000 listening targets).
+    /// A delivery names its snapshot by position in the part's list, which each block holds once: the path that the
+    /// targets behind one route share is then not retained per delivery on this thread while the queue's thread
+    /// releases it, the two fighting over its count (`Benchmarks/`, 10,000 listening targets).
     private func deliver(_ deliveries: [Delivery], of snapshots: [ReachabilitySnapshot]) {
         var queued: [(queue: DispatchQueue, deliveries: [Delivery])] = []  // most passes see one queue
         for delivery in deliveries {
