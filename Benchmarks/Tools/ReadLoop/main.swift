@@ -16,4 +16,5 @@ for _ in 0..<1_000 { flags = reachability.flags }
 let start = DispatchTime.now().uptimeNanoseconds
 for _ in 0..<count { flags = reachability.flags }
 let elapsed = DispatchTime.now().uptimeNanoseconds - start
-print("{\"address\": \"\(arguments[1])\", \"ns_per_op\": \(elapsed / UInt64(count)), \"flags\": \"\(flags.map { "\($0)" } ?? "nil")\"}")
+let shown = flags.map { "\($0)" } ?? "nil"
+print("{\"address\": \"\(arguments[1])\", \"ns_per_op\": \(elapsed / UInt64(count)), \"flags\": \"\(shown)\"}")
