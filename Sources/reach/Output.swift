@@ -4,18 +4,9 @@ import Glibc
 /// Writes whole lines straight to a descriptor: each line leaves the process at once (no stdio buffer
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
 enum Output {
+    /// Writes `text` and a newline with one `write`; on a closed descriptor, nothing.
     static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
-        // Copied once, with room for the newline: `Array(text.utf8)` is exactly full, and the newline copied it again.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count + 1)
-        bytes.append(contentsOf: text.utf8)
-        line(utf8: bytes, to: descriptor)
-    }
-
-    /// Writes `bytes`, UTF-8 text without its newline, as one line.
-    static func line(utf8 bytes: consuming [UInt8], to descriptor: Int32 = STDOUT_FILENO) {
-        var line = bytes
-        line.append(UInt8(ascii: "\n"))
+        let line = Array((text + "\n").utf8)
         line.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {

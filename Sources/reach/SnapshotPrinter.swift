@@ -8,70 +8,41 @@ struct SnapshotPrinter: Sendable {
 
     /// Prints the snapshot; with `validation`, what the probe says too.
     func print(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) {
-        if json {
-            Output.line(Self.jsonLine(snapshot, target: target, validation: validation))
-        } else {
-            Output.line(utf8: Self.humanBytes(snapshot, target: target, validation: validation))
-        }
+        Output.line(
+            json
+                ? Self.jsonLine(snapshot, target: target, validation: validation)
+                : Self.humanLine(snapshot, target: target, validation: validation))
     }
 
-    /// The human line as UTF-8 bytes, written as they are (on `reach watch`'s path from a change to its line):
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
-    ///
-    /// Gathered as bytes, piece by piece: appending to a String checks grapheme boundaries at every join, a
-    /// variadic list of pieces was an array allocated per call, and a local function appending to `line` checked
-    /// exclusive access at run time on every call; together they cost more than the rest of a line.
-    private static func humanBytes(
-        _ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?
-    ) -> [UInt8] {
-        var line: [UInt8] = []
-        line.reserveCapacity(160)
-        line.append(utf8: target)
-        line.append(utf8: ": ")
+    static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?) -> String {
+        var line = "\(target): "
         switch snapshot.status {
-        case .unknown: line.append(utf8: "unknown")
-        case .notReachable: line.append(utf8: "not reachable")
-        case .reachable(.wwan): line.append(utf8: "reachable on WWAN")
-        case .reachable(.ethernetOrWiFi): line.append(utf8: "reachable")
+        case .unknown: line += "unknown"
+        case .notReachable: line += "not reachable"
+        case .reachable(.wwan): line += "reachable on WWAN"
+        case .reachable(.ethernetOrWiFi): line += "reachable"
         }
-        if let interface = snapshot.path.interface {
-            line.append(utf8: " via ")
-            line.append(utf8: interface.type.rawValue)
-            line.append(utf8: " ")
-            line.append(utf8: interface.name)
-        }
-        if let gateway = snapshot.path.gateway {
-            line.append(utf8: ", gateway ")
-            line.append(utf8: gateway.description)
-        }
-        if let synthesized = snapshot.path.synthesizedAddress {
-            line.append(utf8: ", through NAT64 as ")
-            line.append(utf8: synthesized.description)
-        }
-        if let prefix = snapshot.path.nat64Prefixes.first {
-            line.append(utf8: ", NAT64 prefix ")
-            line.append(utf8: NAT64PrefixRecord(prefix).text)
-        }
+        if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
+        if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
+        if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
+        if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(NAT64PrefixRecord(prefix).text)" }
         if let host = snapshot.path.host {
             switch host.state {
-            case .pending: line.append(utf8: " (resolution pending)")
-            case .resolved: line.append(utf8: host.chosenAddress.map { " (address " + $0.description + ")" } ?? " (no address)")
-            case .failed: line.append(utf8: " (resolution failed: " + (host.failure ?? "unknown error") + ")")
-            case .timedOut: line.append(utf8: " (resolution timed out)")
+            case .pending: line += " (resolution pending)"
+            case .resolved: line += host.chosenAddress.map { " (address \($0))" } ?? " (no address)"
+            case .failed: line += " (resolution failed: \(host.failure ?? "unknown error"))"
+            case .timedOut: line += " (resolution timed out)"
             }
         }
         switch validation {
         case nil: break
-        case .validated?: line.append(utf8: ", validated")
-        case .captivePortal(let loginURL)?:
-            line.append(utf8: ", captive portal" + (loginURL.map { " (log in at " + $0 + ")" } ?? ""))
-        case .limited(let reason)?: line.append(utf8: ", limited (" + reason + ")")
-        case .notChecked?: line.append(utf8: ", not validated")
+        case .validated?: line += ", validated"
+        case .captivePortal(let loginURL)?: line += ", captive portal" + (loginURL.map { " (log in at \($0))" } ?? "")
+        case .limited(let reason)?: line += ", limited (\(reason))"
+        case .notChecked?: line += ", not validated"
         }
-        line.append(utf8: " [")
-        line.append(utf8: snapshot.flags.flagsString)
-        line.append(utf8: "]")
-        return line
+        return line + " [\(snapshot.flags.flagsString)]"
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
@@ -164,13 +135,5 @@ struct SnapshotPrinter: Sendable {
 
         /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.
         private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-    }
-}
-
-extension [UInt8] {
-    /// Appends `piece`'s UTF-8 bytes.
-    fileprivate mutating func append(utf8 piece: String) {
-        var piece = piece
-        piece.withUTF8 { append(contentsOf: $0) }
     }
 }
