@@ -51,7 +51,7 @@ package final class ReachabilityMonitor: Sendable {
         /// Not started yet, or its handle not stored yet.
         case starting
         case running(DedicatedThread)
-        /// Ended on its own (the subscription failed for good) before its handle was stored.
+        /// Ended, or asked to, before its handle was stored.
         case ended
     }
 
@@ -152,10 +152,19 @@ package final class ReachabilityMonitor: Sendable {
         guard let finished = loop else { return }
         finished.stopRequested.withLock { $0 = true }
         finished.subscription.wake()
-        let running = finished.thread.withLock { thread -> DedicatedThread? in
-            if case .running(let running) = thread { running } else { nil }
+        Self.takeThread(of: finished)?.join()
+    }
+
+    /// The loop's thread, for its end to join. `nil` while its starter has not stored it yet: the loop's first
+    /// delivery can come first, and a consumer that stops inside it can end the loop. The starter then detaches it.
+    private static func takeThread(of loop: Loop) -> DedicatedThread? {
+        loop.thread.withLock { thread in
+            guard case .running(let running) = thread else {
+                thread = .ended
+                return nil
+            }
+            return running
         }
-        running?.join()
     }
 
     /// Evaluates `target` again soon, if anyone listens to it (a host's resolution changed).
@@ -236,15 +245,8 @@ package final class ReachabilityMonitor: Sendable {
             }
             return state.entries.values.flatMap(\.consumers)
         }
-        // On its own thread: detached, as nobody will join it now; if not stored yet, its starter detaches it.
-        let running = loop.thread.withLock { thread -> DedicatedThread? in
-            guard case .running(let running) = thread else {
-                thread = .ended
-                return nil
-            }
-            return running
-        }
-        running?.join()
+        // On its own thread: detached, as nobody will join it now.
+        Self.takeThread(of: loop)?.join()
         for consumer in dropped {
             if case .host(let name) = consumer.target { backend.hosts.unwatch(name) }
             consumer.end(because: error)
