@@ -86,16 +86,6 @@ final class NetlinkSocket {
 
     deinit { close() }
 
-    /// Subscribes to the groups of the legacy mask `groups` too, from now on.
-    func join(groups: UInt32) throws(ReachabilityError) {
-        for bit in 0..<32 where groups & (1 << bit) != 0 {
-            var group = Int32(bit + 1)
-            try SystemCall.run("setsockopt(NETLINK_ADD_MEMBERSHIP)") {
-                setsockopt(descriptor, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &group, socklen_t(MemoryLayout<Int32>.size))
-            }
-        }
-    }
-
     /// Sends one request to the kernel: an unconnected netlink socket's default destination.
     ///
     /// `send`, not `sendto` with the kernel's address: the address costs a copy into the kernel on every request.
