@@ -148,13 +148,16 @@ struct ChangeSelectionTests {
         }
     }
 
-    @Test func prefixBoundsSpanExactlyThePrefix() {
-        let bounds = prefix("10.0.0.16", 28).bounds
-        #expect(bounds.lowest == address("10.0.0.16"))
-        #expect(bounds.highest == address("10.0.0.31"))
-        #expect(prefix("0.0.0.0", 0).bounds.highest == address("255.255.255.255"))
-        #expect(IPPrefix.all(.ipv6).bounds.highest == address("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"))
-        #expect(prefix("2001:db8::", 33).bounds.highest == address("2001:db8:7fff:ffff:ffff:ffff:ffff:ffff"))
+    /// A prefix keeps its network's address and a length within the address's width, so that two prefixes of the
+    /// same addresses are equal.
+    @Test func aPrefixIsItsNetworkAndALengthWithinTheWidth() {
+        #expect(prefix("10.0.0.29", 28).address == address("10.0.0.16"))
+        #expect(prefix("10.0.0.29", 28) == prefix("10.0.0.16", 28))
+        #expect(prefix("10.0.0.29", 28) != prefix("10.0.0.16", 27))
+        #expect(prefix("10.0.0.0", 99).length == 32 && prefix("10.0.0.0", -3).length == 0)
+        #expect(prefix("2001:db8:ffff::1", 33).address == address("2001:db8:8000::"))
+        #expect(prefix("fe80::1%rn0", 64).address.zone == nil)
+        #expect(IPPrefix.all(.ipv6) == prefix("::", 0) && IPPrefix.all(.ipv4) == prefix("0.0.0.0", 0))
     }
 
     @Test func pathCopiesAreIndependentValues() {
@@ -191,8 +194,8 @@ extension TargetDependency {
 }
 
 extension IPPrefix {
-    /// Whether `address` lies inside the prefix, bit by bit: the oracle's containment, independent of the
-    /// index's sorted bounds.
+    /// Whether `address` lies inside the prefix, bit by bit: the oracle's containment, independent of the masks
+    /// `contains` uses.
     func containsBitByBit(_ candidate: IPAddress) -> Bool {
         let (inside, outside) = (candidate.bytes, address.bytes)
         guard inside.count == outside.count else { return false }

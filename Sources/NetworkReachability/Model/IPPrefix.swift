@@ -24,12 +24,6 @@ package struct IPPrefix: Sendable, Hashable, CustomStringConvertible {
     private static let allIPv4 = IPPrefix(address: IPAddress(networkOrder: [0, 0, 0, 0])!, length: 0)
     private static let allIPv6 = IPPrefix(address: IPAddress(networkOrder: [UInt8](repeating: 0, count: 16))!, length: 0)
 
-    /// The family of the prefix's addresses.
-    package var family: IPAddress.Family { address.family }
-
-    /// The lowest and highest addresses inside the prefix: host bits all zero, and all one.
-    package var bounds: (lowest: IPAddress, highest: IPAddress) { address.prefixBounds(length: length) }
-
     /// Whether `candidate` (of either family, any zone) lies inside the prefix.
     package func contains(_ candidate: IPAddress) -> Bool { candidate.sharesPrefix(with: address, length: length) }
 

@@ -28,9 +28,6 @@ package struct NetworkChanges: Sendable, Equatable {
         return changes
     }
 
-    /// Whether the batch changed nothing.
-    package var isEmpty: Bool { self == NetworkChanges() }
-
     /// Whether the batch changed routes and nothing else: no interface, no address, nothing unplaceable.
     package var changedRoutesOnly: Bool {
         !affectsEverything && interfaces.isEmpty && addresses.isEmpty && !routePrefixes.isEmpty

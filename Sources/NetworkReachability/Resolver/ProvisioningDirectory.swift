@@ -31,8 +31,6 @@ final class ProvisioningDirectory: Sendable {
         /// Bumped by every discovery started, so a late answer for an older network is ignored.
         var generation = 0
         var isDiscovering = false
-        /// Bumped by every change to what ``provisions(onInterface:ipv6OnlyNetwork:)`` gives.
-        var revision = 0
     }
 
     // Guarded by its lock; never held while discovering or calling the change handler.
@@ -63,10 +61,7 @@ final class ProvisioningDirectory: Sendable {
     /// Records an advertisement heard at `now` (monotonic milliseconds); returns whether anything in force changed.
     func record(_ advertisement: RouterAdvertisement, at now: Int) -> Bool {
         state.withLock { state in
-            let changed = state.ledgers[advertisement.interfaceIndex, default: AdvertisementLedger()].apply(
-                advertisement, at: now)
-            if changed { state.revision += 1 }
-            return changed
+            state.ledgers[advertisement.interfaceIndex, default: AdvertisementLedger()].apply(advertisement, at: now)
         }
     }
 
@@ -74,7 +69,6 @@ final class ProvisioningDirectory: Sendable {
     func forgetInterface(_ index: Int) -> Bool {
         state.withLock { state in
             guard let removed = state.ledgers.removeValue(forKey: index) else { return false }
-            state.revision += 1
             return removed.summary != RouterAdvertisementSummary(folding: [])
         }
     }
@@ -84,7 +78,6 @@ final class ProvisioningDirectory: Sendable {
         state.withLock { state in
             var changed = false
             for index in state.ledgers.keys where state.ledgers[index]?.expire(at: now) == true { changed = true }
-            if changed { state.revision += 1 }
             return changed
         }
     }
@@ -97,10 +90,6 @@ final class ProvisioningDirectory: Sendable {
             return true
         }
     }
-
-    /// Moves on with every change to what ``provisions(onInterface:ipv6OnlyNetwork:)`` gives: an answer worked out
-    /// from provisions read after the revision was taken holds while it stays the same.
-    var revision: Int { state.withLock { $0.revision } }
 
     /// The earliest moment a lifetime lapses, if any will.
     var nextDeadline: Int? { state.withLock { $0.ledgers.values.compactMap(\.nextDeadline).min() } }
@@ -117,7 +106,6 @@ final class ProvisioningDirectory: Sendable {
             if state.network != network {
                 state.network = network
                 state.generation += 1
-                state.revision += 1
                 if network == nil {
                     state.dns64 = []
                     state.isDiscovering = false
@@ -148,7 +136,6 @@ final class ProvisioningDirectory: Sendable {
         let generation: Int? = state.withLock { state in
             guard state.network != nil else { return nil }
             state.generation += 1
-            state.revision += 1
             state.isDiscovering = true
             return state.generation
         }
@@ -164,7 +151,6 @@ final class ProvisioningDirectory: Sendable {
             guard state.generation == generation else { return false }
             state.dns64 = prefixes
             state.isDiscovering = false
-            state.revision += 1
             return true
         }
         if current, let handler = changeHandler.withLock({ $0 }) { handler() }
