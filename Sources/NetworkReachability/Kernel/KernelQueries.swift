@@ -130,11 +130,6 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
-    /// The link with `index`, or `nil` when there is none.
-    func link(index: Int) throws(ReachabilityError) -> LinkMessage? {
-        try singleLink(.link(index: index))
-    }
-
     /// The index of the link called `name`, or `nil` when there is none.
     func linkIndex(named name: String) throws(ReachabilityError) -> Int? {
         try singleLink(.linkNamed(name))?.index
