@@ -55,7 +55,7 @@ final class SnapshotWait: Sendable {
                 self?.end(.failure(reachability.listeningFailure ?? CancellationError()))
             }
             let removeNow = state.withLock { state in
-                guard state.outcome == nil else { return true }  // a snapshot that was already known matched
+                guard state.outcome == nil else { return true }  // a snapshot matched before the consumer was stored
                 state.consumer = consumer
                 return false
             }
