@@ -168,7 +168,6 @@ struct RouteSharing {
     ) {
         if rulesAreDefaults == nil { rulesAreDefaults = (try? queries.hasDefaultPolicyRules(.ipv4)) == true }
         guard rulesAreDefaults == true else { return }
-        var refusingPrefixes: [IPPrefix]??
         var asked: [(group: Group, members: [(position: Int, address: IPAddress)])] = []
         for group in groups {
             var members: [(position: Int, address: IPAddress)] = group.positions.compactMap { position in
@@ -176,14 +175,13 @@ struct RouteSharing {
                 return (position, address)
             }
             if group.matchedNothing {
-                if refusingPrefixes == nil {
-                    refusingPrefixes = .some(
-                        try? refusing.prefixes { type throws(ReachabilityError) in
-                            try queries.routes(family: .ipv4, table: nil, type: type)
-                        })
-                }
-                guard case .some(let refusing?) = refusingPrefixes else { continue }
-                let inside = refusing.filter { $0.isStrictlyInside(group.prefix) }
+                // Read once, then kept from notifications (``RefusingRoutes``).
+                guard
+                    let refusingPrefixes = try? refusing.prefixes(reading: { type throws(ReachabilityError) in
+                        try queries.routes(family: .ipv4, table: nil, type: type)
+                    })
+                else { continue }
+                let inside = refusingPrefixes.filter { $0.isStrictlyInside(group.prefix) }
                 members.removeAll { member in inside.contains { $0.contains(member.address) } }
             } else {
                 if defaultTablePrefixes == nil {
