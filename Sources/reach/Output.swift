@@ -1,5 +1,9 @@
 import FoundationEssentials
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Writes whole lines straight to a descriptor: each line leaves the process at once (no stdio buffer
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
@@ -19,6 +23,9 @@ enum Output {
     }
 
     static func error(_ text: String) { line(text, to: STDERR_FILENO) }
+
+    /// Ends the process with `code` (commands have an `exit` of their own that hides the C library's).
+    static func endProcess(_ code: Int32) -> Never { exit(code) }
 
     /// `value` as one line of JSON, keys sorted so lines are stable, slashes unescaped (URLs stay readable).
     static func jsonLine(_ value: some Encodable) -> String {

@@ -1,5 +1,9 @@
 import ArgumentParser
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import NetworkReachability
 import NetworkReachabilityValidation
 
@@ -14,6 +18,7 @@ struct Reach: AsyncParsableCommand {
             (IPv6 may carry a %zone), or a host name. Reachable means a packet sent now can leave this host toward \
             the target.
             """,
+        version: NetworkReachability.version,
         subcommands: [StatusCommand.self, WatchCommand.self, NAT64Command.self, SynthesizeCommand.self],
         defaultSubcommand: StatusCommand.self
     )
@@ -28,11 +33,11 @@ struct Reach: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            exit(withOneLine: error)
+            fail(withOneLine: error)
         }
     }
 
-    private static func exit(withOneLine error: any Error) -> Never {
+    private static func fail(withOneLine error: any Error) -> Never {
         let code: Int32
         let message: String
         switch error {
@@ -46,14 +51,14 @@ struct Reach: AsyncParsableCommand {
             code = exitCode(for: error).rawValue
             if code == 0 {
                 Output.line(fullMessage(for: error))  // --help, --version
-                Glibc.exit(0)
+                Output.endProcess(0)
             }
             message = Self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }
         if !message.isEmpty {
             Output.error("reach: \(message)")
         }
-        Glibc.exit(code)
+        Output.endProcess(code)
     }
 }
 
