@@ -1,5 +1,9 @@
 import CFuzzDriver
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import NetworkReachability
 
 // Fuzzes what users type: addresses, targets, host names and NAT64 prefixes, from arbitrary bytes (invalid

@@ -1,5 +1,9 @@
 import CFuzzDriver
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 @_spi(Tooling) import NetworkReachability
 
 // Fuzzes the netlink wire-format parsers: a datagram split into messages, each parsed into its typed form,

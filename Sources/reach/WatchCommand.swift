@@ -1,6 +1,10 @@
 import ArgumentParser
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Logging
 import NetworkReachability
 import NetworkReachabilityValidation

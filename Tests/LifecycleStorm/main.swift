@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import NetworkReachability
 
 // Creates, starts, stops and releases reachability objects on several threads at once, including listeners

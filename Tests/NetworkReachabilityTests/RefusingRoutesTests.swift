@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Testing
 
 @testable import NetworkReachability

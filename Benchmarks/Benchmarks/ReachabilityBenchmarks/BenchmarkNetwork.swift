@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The network the benchmarks run in: scripts/bench's namespace, or whatever the host has.
 enum BenchmarkNetwork {

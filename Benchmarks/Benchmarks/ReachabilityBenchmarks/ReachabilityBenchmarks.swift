@@ -1,6 +1,10 @@
 import Benchmark
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 @_spi(Tooling) import NetworkReachability
 
 // What issue 5 measures, as ordo-one/benchmark benchmarks. The flags reads and the parsing run anywhere;

@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A dump of route messages built from real ones the kernel sent (the fuzz corpus), repeated into datagrams
 /// of at most 32 KiB as the kernel packs a dump.

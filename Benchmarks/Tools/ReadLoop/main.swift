@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import NetworkReachability
 
 // `ReadLoop ADDRESS [COUNT]`: COUNT flags reads of ADDRESS after 1,000 to warm up, then one JSON line with the

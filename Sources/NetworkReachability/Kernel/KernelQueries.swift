@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One lookup of several sent together: the path a packet to the address would take (`ip route get`), or the table entry
 /// it matches (`ip route get … fibmatch`), whose prefix and table say which changes can move the answer.

@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// One question ``KernelQueries`` asks the kernel, as a value: encoded straight into the exchange's batch
 /// buffer, with no closure or intermediate array per request.

@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A `NETLINK_ROUTE` socket. Owned by one user at a time; callers serialize access.
 final class NetlinkSocket {
@@ -91,7 +95,7 @@ final class NetlinkSocket {
     /// `send`, not `sendto` with the kernel's address: the address costs a copy into the kernel on every request.
     func send(_ bytes: [UInt8]) throws(ReachabilityError) {
         try SystemCall.run("send(AF_NETLINK)") {
-            bytes.withUnsafeBytes { buffer in Glibc.send(descriptor, buffer.baseAddress, buffer.count, 0) }
+            bytes.withUnsafeBytes { buffer in libcSend(descriptor, buffer.baseAddress, buffer.count, 0) }
         }
     }
 

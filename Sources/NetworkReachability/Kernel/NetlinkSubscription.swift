@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The rtnetlink subscription: links, addresses, routes and rules of both families, and the router
 /// advertisement options the kernel passes on, read by blocking in `poll` on the socket and an `eventfd`

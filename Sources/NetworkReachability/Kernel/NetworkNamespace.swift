@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A network namespace to open sockets in, named by a path such as `/run/netns/NAME`.
 ///

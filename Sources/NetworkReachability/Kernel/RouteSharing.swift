@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Answers a monitor pass's address targets with as few route lookups as is exact on Linux's FIB: the one place
 /// that knows of routing tables, policy rules and refusing routes.

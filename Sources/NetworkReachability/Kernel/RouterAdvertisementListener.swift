@@ -1,6 +1,10 @@
 import CNetlink
 import Dispatch
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// Hears router advertisements for a while: the kernel keeps no copy of past ones, so a one-shot reader
 /// subscribes to the ND options the kernel passes on, solicits advertisements, and listens.

@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The one seam through which the package makes system calls.
 ///
@@ -40,7 +44,7 @@ enum SystemCall {
 
     /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway).
     static func close(_ descriptor: Int32) {
-        _ = Glibc.close(descriptor)
+        _ = libcClose(descriptor)
     }
 
     /// Reads what a non-blocking descriptor holds into `buffer`: the byte count, or `nil` once it would block,
@@ -96,7 +100,7 @@ enum SystemCall {
     static func readSmallFile(_ path: String, limit: Int = 8192) -> String? {
         let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
-        defer { Glibc.close(descriptor) }
+        defer { close(descriptor) }
         var buffer = [UInt8](repeating: 0, count: limit)
         var total = 0
         while total < limit {
@@ -166,7 +170,7 @@ enum SystemCall {
     static func sendRouterSolicitation(interfaceIndex: Int) {
         let descriptor = socket(AF_INET6, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(IPPROTO_ICMPV6))
         guard descriptor >= 0 else { return }
-        defer { Glibc.close(descriptor) }
+        defer { close(descriptor) }
         var hops: Int32 = 255  // RFC 4861 §6.1.1: receivers drop solicitations with another hop limit
         var index = UInt32(interfaceIndex)
         _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, &hops, socklen_t(MemoryLayout<Int32>.size))
@@ -215,4 +219,12 @@ enum SystemCall {
         let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return target.split(separator: "/").last.map(String.init)
     }
+}
+
+/// The C library's `close`, named apart from `SystemCall.close(_:)` and the sockets' own `close()`, which hide it.
+func libcClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// The C library's `send`, named apart from `NetlinkSocket.send(_:)`, which hides it.
+func libcSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+    send(descriptor, bytes, count, flags)
 }

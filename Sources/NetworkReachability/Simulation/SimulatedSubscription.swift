@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// The monitor's subscription to a simulated network: a change arrives when a test makes one, and the test
 /// can wait until the monitor has evaluated it and delivered what it changed (``settle(seconds:)``).

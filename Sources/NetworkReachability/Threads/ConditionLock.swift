@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A pthread mutex and condition variable around one value: for a thread that must sleep until another
 /// changes the value. Like ``Locked``, ThreadSanitizer sees it.

@@ -1,5 +1,9 @@
 import CNetlink
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A thread of our own, for the blocking kernel read and for background work: it must not occupy a Dispatch or
 /// Swift-concurrency worker, and using Dispatch at all on Linux starts its pool's monitor, a one-second timer that
