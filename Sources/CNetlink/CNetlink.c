@@ -79,6 +79,23 @@ uint32_t cnl_inotify_removal_mask(void) { return IN_DELETE | IN_MOVED_FROM; }
 void cnl_name_current_thread(const char *name) { (void)pthread_setname_np(pthread_self(), name); }
 
 int cnl_setns_net(int fd) { return setns(fd, CLONE_NEWNET); }
+
+const char *cnl_errno_name(int error) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+    return strerrorname_np(error);
+#else
+    (void)error;
+    return NULL;
+#endif
+}
+
+const char *cnl_errno_message(int error, char *buffer, size_t length) {
+#if defined(__GLIBC__)
+    return strerror_r(error, buffer, length);  // the GNU variant: it may return a static string instead
+#else
+    return strerror_r(error, buffer, length) == 0 ? buffer : "Unknown error";
+#endif
+}
 #endif
 
 int cnl_await_routing_lock(int descriptor) {

@@ -1,5 +1,11 @@
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 @testable import NetworkReachability
 
 /// Every public way in, fed hostile text: each answers with the typed error that names the problem, never a trap.
@@ -85,5 +91,16 @@ struct BadInputTests {
             #expect(!error.description.contains("\n") && !error.description.contains("\r") && !error.description.contains("\0"))
             #expect(error.description.count < 200)
         }
+    }
+
+    /// A failed system call reads as the C library's words and errno's name, never a bare number.
+    @Test func systemErrorsReadAsWords() throws {
+        #expect(throws: ReachabilityError.systemCallFailed(call: "close", errno: EBADF)) {
+            try SystemCall.run("close") { libcClose(-1) }
+        }
+        #expect(
+            ReachabilityError.systemCallFailed(call: "socket", errno: EACCES).description
+                == "socket failed: Permission denied (EACCES)")
+        #expect(ReachabilityError.words(forErrno: 99_999).hasPrefix("Unknown error"))
     }
 }

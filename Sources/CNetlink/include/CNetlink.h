@@ -85,6 +85,13 @@ void cnl_name_current_thread(const char *name);
 /// The inotify events that say a directory entry went away.
 uint32_t cnl_inotify_removal_mask(void);
 
+// MARK: - Errors
+
+/// errno's symbolic name (`EACCES`), or NULL where the C library cannot say (glibc before 2.32, musl).
+const char *cnl_errno_name(int error);
+/// errno's message (`Permission denied`), written into `buffer` or a static string; never NULL.
+const char *cnl_errno_message(int error, char *buffer, size_t length);
+
 // MARK: - Namespaces
 
 /// Moves the calling thread into the network namespace open at `fd` (setns with CLONE_NEWNET).

@@ -40,7 +40,7 @@ package struct NetworkNamespace: Sendable, Hashable {
         defer {
             // Failing to return would leave the thread in the wrong namespace for good.
             let back = cnl_setns_net(original)
-            precondition(back == 0, "setns back to the original network namespace failed: errno \(errno)")
+            precondition(back == 0, "setns back to the original network namespace failed: \(ReachabilityError.words(forErrno: errno))")
         }
         return try body()
     }

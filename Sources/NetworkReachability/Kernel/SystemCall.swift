@@ -133,7 +133,7 @@ enum SystemCall {
         let code = cnl_getaddrinfo_utf8(name, &hints, &list)
         defer { if let list { freeaddrinfo(list) } }
         guard code == 0 else {
-            let message = code == EAI_SYSTEM ? "system error: errno \(errno)" : String(cString: gai_strerror(code))
+            let message = code == EAI_SYSTEM ? "system error: " + ReachabilityError.words(forErrno: errno) : String(cString: gai_strerror(code))
             return .failure(ResolutionFailure(message: message, isNoAddress: code == cnl_eai_nodata()))
         }
         var addresses: [IPAddress] = []

@@ -1,3 +1,5 @@
+import CNetlink
+
 /// Why a reachability object could not be made or a state could not be read.
 public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The text is not an IP address; `reason` says what is wrong.
@@ -42,9 +44,19 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidRetryPolicy(let reason): "invalid retry policy: \(reason)"
         case .timedOut(let timeout): "timed out after \(timeout)"
         case .networkNamespaceDeleted(let path): "network namespace \(path) was deleted"
-        case .systemCallFailed(let call, let errno): "\(call) failed: errno \(errno)"
+        case .systemCallFailed(let call, let errno): "\(call) failed: \(Self.words(forErrno: errno))"
         case .malformedKernelReply(let what): "malformed kernel reply: \(what)"
         }
+    }
+
+    /// What an `errno` value means, in the C library's words and with its name: `Permission denied (EACCES)`.
+    public static func words(forErrno number: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        let message = buffer.withUnsafeMutableBufferPointer { buffer in
+            String(cString: cnl_errno_message(number, buffer.baseAddress, buffer.count))
+        }
+        guard let name = cnl_errno_name(number) else { return "\(message) (errno \(number))" }
+        return "\(message) (\(String(cString: name)))"
     }
 
     /// The user's text as it may appear in a one-line message: quoted, control characters escaped (so an
