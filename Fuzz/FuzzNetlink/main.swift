@@ -1,8 +1,8 @@
 import CFuzzDriver
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 @_spi(Tooling) import NetworkReachability
 

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 import NIOCore
 import NIOPosix

@@ -1,8 +1,8 @@
 import FoundationEssentials
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Writes whole lines straight to a descriptor: each line leaves the process at once (no stdio buffer

@@ -1,8 +1,8 @@
 import ArgumentParser
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 import NetworkReachability
 import NetworkReachabilityValidation

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 import Logging
 import NetworkReachability

@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A `NETLINK_ROUTE` socket. Owned by one user at a time; callers serialize access.

@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A network namespace to open sockets in, named by a path such as `/run/netns/NAME`.
@@ -40,7 +40,8 @@ package struct NetworkNamespace: Sendable, Hashable {
         defer {
             // Failing to return would leave the thread in the wrong namespace for good.
             let back = cnl_setns_net(original)
-            precondition(back == 0, "setns back to the original network namespace failed: \(ReachabilityError.words(forErrno: errno))")
+            precondition(
+                back == 0, "setns back to the original network namespace failed: \(ReachabilityError.words(forErrno: errno))")
         }
         return try body()
     }

@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Answers a monitor pass's address targets with as few route lookups as is exact on Linux's FIB: the one place

@@ -1,9 +1,9 @@
 import CNetlink
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Hears router advertisements for a while: the kernel keeps no copy of past ones, so a one-shot reader

@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The one seam through which the package makes system calls.
@@ -133,7 +133,9 @@ enum SystemCall {
         let code = cnl_getaddrinfo_utf8(name, &hints, &list)
         defer { if let list { freeaddrinfo(list) } }
         guard code == 0 else {
-            let message = code == EAI_SYSTEM ? "system error: " + ReachabilityError.words(forErrno: errno) : String(cString: gai_strerror(code))
+            let message =
+                code == EAI_SYSTEM
+                ? "system error: " + ReachabilityError.words(forErrno: errno) : String(cString: gai_strerror(code))
             return .failure(ResolutionFailure(message: message, isNoAddress: code == cnl_eai_nodata()))
         }
         var addresses: [IPAddress] = []

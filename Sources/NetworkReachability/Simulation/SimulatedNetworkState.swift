@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A network that tests set by hand, kept the way the kernel keeps its own: links, addresses, routes, plus

@@ -1,8 +1,8 @@
 import CNetlink
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// A thread of our own, for the blocking kernel read and for background work: it must not occupy a Dispatch or
