@@ -174,15 +174,23 @@ public final class NetworkReachability: Sendable {
     public var isReachable: Bool { status.isReachable }
 
     /// Whether the target is reachable now over a cellular link.
-    public var isReachableOnWWAN: Bool { status.isReachableOnWWAN }
+    public var isReachableOnCellular: Bool { status.isReachableOnCellular }
+
+    /// Whether the target is reachable now over a cellular link: Alamofire 4's name.
+    @available(*, deprecated, renamed: "isReachableOnCellular")
+    public var isReachableOnWWAN: Bool { isReachableOnCellular }
 
     /// Whether the target is reachable now over a link that is not cellular.
     public var isReachableOnEthernetOrWiFi: Bool { status.isReachableOnEthernetOrWiFi }
 
     // MARK: - Listening
 
-    /// Calls `listener` on `queue` with the status once the target is first evaluated, then whenever
-    /// the flags change (never twice for the same flags). Replaces an earlier listener.
+    /// Calls `listener` on `queue` with the status once the target is first evaluated, then whenever the status
+    /// changes: Alamofire 5's rule, so unplugging a cable is one `.notReachable`, however the flags change beneath
+    /// it. Replaces an earlier listener. (``updates`` hears every change of flags or path.)
+    ///
+    /// On Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`; in a command-line tool or
+    /// a server that runs neither, pass a queue of your own: `startListening(onQueue: DispatchQueue(label: "net"))`.
     ///
     /// Stopping from inside the listener is safe; no call arrives after ``stopListening()`` returns
     /// on the listener's queue.
@@ -190,11 +198,19 @@ public final class NetworkReachability: Sendable {
     /// - Returns: whether listening started; `false` when the kernel subscription could not be opened.
     @discardableResult
     public func startListening(
-        onQueue queue: DispatchQueue = .main,
-        onUpdatePerforming listener: @escaping @Sendable (NetworkReachabilityStatus) -> Void
+        onQueue queue: DispatchQueue = .main, onUpdatePerforming listener: @escaping Listener
     ) -> Bool {
-        addLoggedConsumer(named: Self.listenerName, queue: queue) { listener($0.status) }
+        addLoggedConsumer(named: Self.listenerName, rule: .status, queue: queue) { listener($0.status) }
     }
+
+    /// A closure that hears the status: Alamofire's name for it.
+    public typealias Listener = @Sendable (NetworkReachabilityStatus) -> Void
+
+    /// The internet's reachability, shared: Alamofire's `NetworkReachabilityManager.default`.
+    ///
+    /// Optional as Alamofire's is, so that ported code such as `NetworkReachability.default?.startListening { … }`
+    /// compiles unchanged; it is never `nil`.
+    public static let `default`: NetworkReachability? = NetworkReachability()
 
     /// Stops the closure listener. The kernel subscription closes when no object in the process listens.
     public func stopListening() {
@@ -286,12 +302,13 @@ public final class NetworkReachability: Sendable {
         if let named { removeConsumer(named) }
     }
 
-    /// Adds a consumer that hears each change of flags on `queue` under `name`; logs a failure to start.
+    /// Adds a consumer that hears what `rule` calls new on `queue` under `name`; logs a failure to start.
     package func addLoggedConsumer(
-        named name: String, queue: DispatchQueue, deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
+        named name: String, rule: Consumer.Rule, queue: DispatchQueue,
+        deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void
     ) -> Bool {
         do {
-            try addConsumer(named: name, rule: .flags, queue: queue, deliver: deliver)
+            try addConsumer(named: name, rule: rule, queue: queue, deliver: deliver)
             return true
         } catch {
             logger.error("starting to listen to \(target) failed: \(error)")

@@ -27,7 +27,7 @@ extension NetworkReachability {
     public func startPostingNotifications(
         to center: NotificationCenter = .default, onQueue queue: DispatchQueue = .main
     ) -> Bool {
-        addLoggedConsumer(named: Self.notificationName, queue: queue) { [weak self] snapshot in
+        addLoggedConsumer(named: Self.notificationName, rule: .flags, queue: queue) { [weak self] snapshot in
             guard let self else { return }
             center.post(name: .networkReachabilityChanged, object: self, userInfo: [Self.snapshotUserInfoKey: snapshot])
         }

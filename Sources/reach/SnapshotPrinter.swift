@@ -20,8 +20,7 @@ struct SnapshotPrinter: Sendable {
         switch snapshot.status {
         case .unknown: line += "unknown"
         case .notReachable: line += "not reachable"
-        case .reachable(.wwan): line += "reachable on WWAN"
-        case .reachable(.ethernetOrWiFi): line += "reachable"
+        case .reachable: line += "reachable"  // "via cellular wwan0" says which kind
         }
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }

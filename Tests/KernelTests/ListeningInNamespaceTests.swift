@@ -32,6 +32,26 @@ struct ListeningInNamespaceTests {
         #expect(!monitor.isSubscribed)
     }
 
+    /// Unplugging a cable changes the flags twice (carrier lost: `-R -c-----`; link down: `-- -------`): the status
+    /// listener hears one `.notReachable` (Alamofire 5's rule), the snapshot sequence both changes.
+    @Test func aStatusListenerHearsOnlyChangesOfStatus() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let (reachability, _) = try internet(in: network)
+        let statuses = Recorder<NetworkReachabilityStatus>()
+        let flags = Recorder<String>()
+        reachability.startListening(onQueue: queue) { statuses.append($0) }
+        let consumer = try reachability.addConsumer(rule: .snapshot) { flags.append($0.flags.flagsString) }
+        defer { reachability.removeConsumer(consumer) }
+        #expect(flags.waitFor(1) == ["-R -------"])
+        try network.gatewayIP("link", "set", "rngw", "down")
+        #expect(flags.waitFor(2) == ["-R -------", "-R -c-----"])
+        try network.ip("link", "set", "rn0", "down")
+        #expect(flags.waitFor(3) == ["-R -------", "-R -c-----", "-- -------"])
+        #expect(statuses.valuesAfterQuiet() == [.reachable(.ethernetOrWiFi), .notReachable])
+        reachability.stopListening()
+    }
+
     @Test func startingOfflineStillDeliversTheInitialStatus() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }

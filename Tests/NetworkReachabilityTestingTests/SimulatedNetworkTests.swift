@@ -60,7 +60,7 @@ struct SimulatedNetworkTests {
         try network.addAddress("10.64.0.2/30", to: "wwan0")
         try network.addRoute(to: "default", interface: "wwan0")
         let reachability = try NetworkReachability(network: network)
-        #expect(reachability.status == .reachable(.wwan))
+        #expect(reachability.status == .reachable(.cellular))
         #expect(reachability.flags == [.reachable, .isDirect, .isWWAN, .transientConnection])
         // An address's flags read, which does not describe the interface, still knows its kind
         let address = try NetworkReachability(address: "198.51.100.1", network: network)

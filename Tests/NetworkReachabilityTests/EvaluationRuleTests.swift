@@ -75,6 +75,6 @@ struct EvaluationRuleTests {
             ])
         #expect(
             NetworkReachabilityStatus(TargetEvaluator.flags(route: unicast.path, link: link(), interfaceType: .cellular))
-                == .reachable(.wwan))
+                == .reachable(.cellular))
     }
 }

@@ -25,7 +25,7 @@ struct FlagsAndStatusTests {
             let intervention = flags.contains(.interventionRequired)
             let expected: NetworkReachabilityStatus =
                 !reachable || (required && !(automatic && !intervention))
-                ? .notReachable : flags.contains(.isWWAN) ? .reachable(.wwan) : .reachable(.ethernetOrWiFi)
+                ? .notReachable : flags.contains(.isWWAN) ? .reachable(.cellular) : .reachable(.ethernetOrWiFi)
             #expect(NetworkReachabilityStatus(flags) == expected, "flags \(flags.flagsString)")
         }
     }
@@ -52,13 +52,13 @@ struct FlagsAndStatusTests {
     }
 
     @Test func statusConveniencesAndNames() {
-        #expect(NetworkReachabilityStatus.reachable(.wwan).isReachableOnWWAN)
-        #expect(!NetworkReachabilityStatus.reachable(.wwan).isReachableOnEthernetOrWiFi)
+        #expect(NetworkReachabilityStatus.reachable(.cellular).isReachableOnCellular)
+        #expect(!NetworkReachabilityStatus.reachable(.cellular).isReachableOnEthernetOrWiFi)
         #expect(NetworkReachabilityStatus.reachable(.ethernetOrWiFi).isReachableOnEthernetOrWiFi)
         #expect(!NetworkReachabilityStatus.notReachable.isReachable)
         #expect(!NetworkReachabilityStatus.unknown.isReachable)
         #expect(NetworkReachabilityStatus.unknown.name == "unknown")
         #expect(NetworkReachabilityStatus.notReachable.connection == nil)
-        #expect(NetworkReachabilityStatus.reachable(.wwan).name == "reachable")
+        #expect(NetworkReachabilityStatus.reachable(.cellular).name == "reachable")
     }
 }

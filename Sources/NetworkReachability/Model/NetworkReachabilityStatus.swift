@@ -1,11 +1,17 @@
-/// Whether a target is reachable and over what kind of link, in Alamofire's terms.
+/// Whether a target is reachable and over what kind of link, in Alamofire 5's terms.
 public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertible {
     /// The kind of link a reachable target is reached over.
-    public enum ConnectionType: String, Sendable, Hashable {
+    ///
+    /// The raw values are the words of the JSON `connection` key: `ethernetOrWiFi` and `wwan`.
+    public enum ConnectionType: String, Sendable, Hashable, Codable {
         /// Any link that is not cellular: wired Ethernet, Wi-Fi, loopback, tunnels.
         case ethernetOrWiFi
         /// A cellular link (the `isWWAN` flag).
-        case wwan
+        case cellular = "wwan"
+
+        /// A cellular link: Alamofire 4's name.
+        @available(*, deprecated, renamed: "cellular")
+        public static var wwan: ConnectionType { .cellular }
     }
 
     /// Not evaluated yet: before the first evaluation, or a host name before its first resolution ends.
@@ -15,7 +21,7 @@ public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertib
     /// Reachable over the given kind of link.
     case reachable(ConnectionType)
 
-    /// The status the flags imply, by Alamofire's rule with WWAN honoured: reachable needs `reachable`
+    /// The status the flags imply, by Alamofire's rule with cellular honoured: reachable needs `reachable`
     /// and either no `connectionRequired`, or an automatic way to connect (`connectionOnDemand` or
     /// `connectionOnTraffic`) without `interventionRequired`.
     public init(_ flags: ReachabilityFlags) {
@@ -27,14 +33,18 @@ public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertib
             self = .notReachable
             return
         }
-        self = .reachable(flags.contains(.isWWAN) ? .wwan : .ethernetOrWiFi)
+        self = .reachable(flags.contains(.isWWAN) ? .cellular : .ethernetOrWiFi)
     }
 
     /// Whether the status is `reachable` over any link.
     public var isReachable: Bool { if case .reachable = self { true } else { false } }
 
-    /// Whether the status is `reachable(.wwan)`.
-    public var isReachableOnWWAN: Bool { self == .reachable(.wwan) }
+    /// Whether the status is `reachable(.cellular)`.
+    public var isReachableOnCellular: Bool { self == .reachable(.cellular) }
+
+    /// Whether the status is `reachable(.cellular)`: Alamofire 4's name.
+    @available(*, deprecated, renamed: "isReachableOnCellular")
+    public var isReachableOnWWAN: Bool { isReachableOnCellular }
 
     /// Whether the status is `reachable(.ethernetOrWiFi)`.
     public var isReachableOnEthernetOrWiFi: Bool { self == .reachable(.ethernetOrWiFi) }
@@ -53,8 +63,12 @@ public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertib
         if case .reachable(let type) = self { type } else { nil }
     }
 
-    /// `unknown`, `notReachable`, `reachable(ethernetOrWiFi)` or `reachable(wwan)`.
+    /// `unknown`, `notReachable`, `reachable(ethernetOrWiFi)` or `reachable(cellular)`.
     public var description: String {
-        connection.map { "reachable(\($0.rawValue))" } ?? name
+        switch self {
+        case .reachable(.cellular): "reachable(cellular)"
+        case .reachable(.ethernetOrWiFi): "reachable(ethernetOrWiFi)"
+        case .unknown, .notReachable: name
+        }
     }
 }

@@ -7,7 +7,10 @@ import Synchronization
 package final class Consumer: Sendable {
     /// What must change before the consumer hears again.
     package enum Rule: Sendable {
-        /// The flags: a status listener never hears the same flags twice.
+        /// The status (Alamofire 5's rule): a status listener hears `.notReachable` once however the flags change
+        /// beneath it, and a wait on the status hears `unknown` turn into `notReachable` with the same flags.
+        case status
+        /// The flags (Apple's rule): notifications never carry the same flags twice.
         case flags
         /// The flags or the path: richer views hear a new gateway or interface too.
         case snapshot
@@ -55,6 +58,7 @@ package final class Consumer: Sendable {
             return true
         }
         switch rule {
+        case .status: return previous.status != snapshot.status
         case .flags: return previous.flags != snapshot.flags
         case .snapshot: return previous != snapshot
         }

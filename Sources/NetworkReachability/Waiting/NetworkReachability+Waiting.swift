@@ -13,7 +13,7 @@ extension NetworkReachability {
     /// request after this returns, and handle its failure as usual.
     ///
     /// - Parameter timeout: the longest wait, counted from the call; `nil` waits until the task is cancelled.
-    /// - Returns: `reachable(.ethernetOrWiFi)` or `reachable(.wwan)`.
+    /// - Returns: `reachable(.ethernetOrWiFi)` or `reachable(.cellular)`.
     /// - Throws: ``ReachabilityError/timedOut(_:)`` when the timeout passes first; `CancellationError` when the
     ///   task is cancelled; ``ReachabilityError/invalidTimeout(_:)`` for a negative timeout; the kernel
     ///   subscription's error when it cannot be opened or ends (``listeningFailure``).
@@ -23,7 +23,7 @@ extension NetworkReachability {
 
     /// Suspends until the target's status satisfies `condition` and returns that status.
     ///
-    /// `condition` is called with the status after the first evaluation and after each change of flags,
+    /// `condition` is called with the status after the first evaluation and after each change of status,
     /// on the library's monitor thread: keep it quick. Use it to wait until the network is gone, or until a
     /// target is reachable over a link that is not cellular.
     ///

@@ -47,7 +47,7 @@ final class SnapshotWait: Sendable {
         }
         if let timeout { schedule(timeout) }
         do {
-            let consumer = try reachability.addConsumer(rule: .flags) { [weak self] snapshot in
+            let consumer = try reachability.addConsumer(rule: .status) { [weak self] snapshot in
                 guard let self, condition(snapshot) else { return }
                 end(.success(snapshot))
             } finish: { [weak self, reachability] in

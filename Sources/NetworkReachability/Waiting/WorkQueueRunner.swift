@@ -57,7 +57,7 @@ final class WorkQueueRunner: Sendable {
 
     /// Starts listening to the target.
     func start() throws(ReachabilityError) {
-        let observer = try reachability.addConsumer(rule: .flags) { [weak self] snapshot in
+        let observer = try reachability.addConsumer(rule: .status) { [weak self] snapshot in
             self?.update(isReachable: snapshot.status.isReachable)
         } finish: { [weak self, reachability] in
             // Also called when ``stop(_:)`` removes the listener; then the queue has stopped already.
