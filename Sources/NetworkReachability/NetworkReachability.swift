@@ -102,6 +102,19 @@ public final class NetworkReachability: Sendable {
         try self.init(target: ReachabilityTarget(hostOrAddress: host), resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
+    /// Watches the host of a URL, such as `https://api.example.com/v1`: the scheme, port and path play no part in
+    /// routing, so the URL is reachable when its host is (a name as ``init(host:resolutionTimeout:logger:)``
+    /// watches it, an IP literal as an address). With Foundation's `URL`, pass `url.absoluteString`.
+    ///
+    /// - Throws: ``ReachabilityError/invalidURL(_:reason:)`` without a scheme or host, or what
+    ///   ``init(host:resolutionTimeout:logger:)`` throws for the host.
+    public convenience init(
+        url: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        try self.init(target: ReachabilityTarget(url: url), resolutionTimeout: resolutionTimeout, logger: logger)
+    }
+
     /// Watches the link-local network (Apple's `169.254.0.0`): an up, carrier-holding, non-loopback
     /// interface with an IPv4 `169.254/16` or IPv6 `fe80::/10` address.
     public static func linkLocal(logger: Logger = NetworkReachability.silentLogger) -> NetworkReachability {

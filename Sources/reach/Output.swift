@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -16,11 +17,19 @@ enum Output {
             while offset < bytes.count {
                 let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
+                if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO
+                    && endsOnClosedOutput.load(ordering: .relaxed)
+                {
+                    endProcess(0)
+                }
                 guard written > 0 else { return }  // stdout closed: nothing more can be said
                 offset += written
             }
         }
     }
+
+    /// Whether a write to a closed stdout ends the process with exit 0: `watch` has nothing more to do.
+    static let endsOnClosedOutput = Atomic(false)
 
     static func error(_ text: String) { line(text, to: STDERR_FILENO) }
 

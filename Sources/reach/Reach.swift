@@ -26,6 +26,9 @@ struct Reach: AsyncParsableCommand {
     /// Runs a command; every failure is one line on stderr and a non-zero exit code (64 for bad input).
     static func main() async {
         do {
+            if let word = CommandLine.arguments.dropFirst().first, let meant = subcommand(oneEditFrom: word) {
+                throw ValidationError("unknown command '\(word)'; did you mean '\(meant)'?")
+            }
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -35,6 +38,42 @@ struct Reach: AsyncParsableCommand {
         } catch {
             fail(withOneLine: error)
         }
+    }
+
+    /// The subcommand `word` is one typing mistake away from (one letter added, dropped or changed, or two
+    /// neighbours swapped), when `word` is none itself: `reach wach` is a mistyped command, not a host lookup.
+    static func subcommand(oneEditFrom word: String) -> String? {
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName }
+        guard !names.contains(word) else { return nil }
+        return names.first { isOneEdit(Array(word), Array($0)) || isOneSwap(Array(word), Array($0)) }
+    }
+
+    private static func isOneSwap(_ typed: [Character], _ name: [Character]) -> Bool {
+        guard typed.count == name.count else { return false }
+        let differing = typed.indices.filter { typed[$0] != name[$0] }
+        guard differing.count == 2, differing[1] == differing[0] + 1 else { return false }
+        return typed[differing[0]] == name[differing[1]] && typed[differing[1]] == name[differing[0]]
+    }
+
+    private static func isOneEdit(_ typed: [Character], _ name: [Character]) -> Bool {
+        guard abs(typed.count - name.count) <= 1 else { return false }
+        var (i, j, edits) = (0, 0, 0)
+        while i < typed.count && j < name.count {
+            if typed[i] == name[j] {
+                (i, j) = (i + 1, j + 1)
+                continue
+            }
+            edits += 1
+            if edits > 1 { return false }
+            if typed.count > name.count {
+                i += 1
+            } else if typed.count < name.count {
+                j += 1
+            } else {
+                (i, j) = (i + 1, j + 1)
+            }
+        }
+        return edits + (typed.count - i) + (name.count - j) == 1
     }
 
     private static func fail(withOneLine error: any Error) -> Never {
@@ -66,7 +105,7 @@ extension ReachabilityError {
     /// Whether the error is the user's input rather than the system's failure.
     var isBadInput: Bool {
         switch self {
-        case .invalidAddress, .invalidHostName, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
+        case .invalidAddress, .invalidHostName, .invalidURL, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
             .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
             true
         case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false

@@ -5,10 +5,17 @@ struct TargetArgument: Sendable {
     let text: String
     let target: ReachabilityTarget
 
-    /// Parses `internet`, `link-local` or an IP literal; with `from`, makes an address pair.
+    /// Parses `internet`, `link-local`, an IP literal, a host name or a URL; with `from`, makes an address pair.
+    ///
+    /// A URL stands for its host, which is then the text printed; one line on stderr says so.
     init(_ text: String, from local: String? = nil) throws(ReachabilityError) {
-        self.text = text
         let parsed = try ReachabilityTarget(parsing: text)
+        if text.contains("://") {
+            self.text = parsed.description
+            Output.error("reach: \(text) is a URL; its host \(parsed) is the target")
+        } else {
+            self.text = text
+        }
         guard let local else {
             target = parsed
             return

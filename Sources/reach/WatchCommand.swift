@@ -49,9 +49,10 @@ struct WatchCommand: ParsableCommand {
         Self.exitOnSignals()
         let printer = SnapshotPrinter(json: json)
         // Lines are printed on the monitor's own thread as each change is evaluated, and this thread blocks until
-        // listening ends: no hop to another thread per change, and no Dispatch or Swift-concurrency worker ever
-        // started, so nothing wakes while the network is quiet (an idle worker pool keeps a one-second timer).
-        let ended = DispatchSemaphore(value: 0)
+        // listening ends or stdout's reader goes: no hop to another thread per change, and no Dispatch or
+        // Swift-concurrency worker ever started, so nothing wakes while the network is quiet (an idle worker pool
+        // keeps a one-second timer).
+        let ended = EndSignal()
         var validator: ConnectivityValidator?
         for (argument, reachability) in watched {
             guard let configuration, argument.target == .internet, validator == nil else {
@@ -68,7 +69,7 @@ struct WatchCommand: ParsableCommand {
             started.startListening(onQueue: DispatchQueue(label: "reach.validation")) { outcome in lines.receive(outcome) }
             validator = started
         }
-        for _ in watched { ended.wait() }
+        ended.waitForAll(watched.count)
         validator?.close()
         // Listening ends only when the subscription failed for good (a signal exits before this).
         if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
@@ -79,6 +80,47 @@ struct WatchCommand: ParsableCommand {
         var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = .debug
         return logger
+    }
+
+    /// Each target's end of listening, told to the main thread through a pipe that it watches beside stdout.
+    private final class EndSignal: Sendable {
+        private let readEnd: Int32
+        private let writeEnd: Int32
+
+        init() {
+            var ends: [Int32] = [-1, -1]
+            _ = pipe(&ends)
+            for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            (readEnd, writeEnd) = (ends[0], ends[1])
+        }
+
+        /// Called when a target's listening ends.
+        func signal() {
+            var byte: UInt8 = 0
+            _ = write(writeEnd, &byte, 1)
+        }
+
+        /// Blocks until `count` ends were signalled; exits 0 when stdout's reader goes first (a pipe's reader closed,
+        /// as `reach watch | head -1` does, or the terminal hung up), as `yes | head -1` ends, without waiting for a
+        /// line to fail.
+        func waitForAll(_ count: Int) {
+            var remaining = count
+            while remaining > 0 {
+                var watched = [
+                    pollfd(fd: STDOUT_FILENO, events: 0, revents: 0), pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0),
+                ]
+                guard poll(&watched, 2, -1) >= 0 else {
+                    if errno == EINTR { continue }
+                    return
+                }
+                if watched[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 { Output.endProcess(0) }
+                var bytes = [UInt8](repeating: 0, count: 64)
+                if watched[1].revents & Int16(POLLIN) != 0 {
+                    let count = read(readEnd, &bytes, bytes.count)
+                    if count > 0 { remaining -= count }
+                }
+            }
+        }
     }
 
     /// Exits 0 on SIGINT or SIGTERM. Every line was already written whole, so `_exit` loses nothing.
@@ -93,5 +135,7 @@ struct WatchCommand: ParsableCommand {
             signal(signalNumber) { _ in _exit(0) }
         }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        signal(SIGPIPE, SIG_IGN)  // a closed stdout is an EPIPE from write, which ends the watch with exit 0
+        Output.endsOnClosedOutput.store(true, ordering: .relaxed)
     }
 }

@@ -6,6 +6,8 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidAddress(String, reason: String)
     /// The text is not a host name; `reason` says what is wrong.
     case invalidHostName(String, reason: String)
+    /// The text is not a URL with a host; `reason` says what is wrong.
+    case invalidURL(String, reason: String)
     /// The text is not a NAT64 prefix RFC 6052 allows; `reason` says what is wrong.
     case invalidNAT64Prefix(String, reason: String)
     /// The zone of an IPv6 address names no interface on this host.
@@ -34,6 +36,7 @@ public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .invalidAddress(let text, let reason): "invalid address \(Self.quoted(text)): \(reason)"
         case .invalidHostName(let text, let reason): "invalid host name \(Self.quoted(text)): \(reason)"
+        case .invalidURL(let text, let reason): "invalid URL \(Self.quoted(text)): \(reason)"
         case .invalidNAT64Prefix(let text, let reason): "invalid NAT64 prefix \(Self.quoted(text)): \(reason)"
         case .unknownZone(let zone): "unknown zone \(Self.quoted(zone)): no interface has that name or index"
         case .localAddressNotOwned(let address): "local address \(address) is not an address of this host"

@@ -14,15 +14,44 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
     /// A named host: resolved off the caller's thread, then each address evaluated; reachable when any is.
     case host(HostName)
 
-    /// Parses the words the `reach` command takes: `internet`, `link-local`, an IP literal, or a host name.
+    /// Parses the words the `reach` command takes: `internet`, `link-local`, an IP literal, a host name, or a URL
+    /// (text with `://`), which stands for its host.
     ///
-    /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)`` or ``ReachabilityError/invalidHostName(_:reason:)``.
+    /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)``, ``ReachabilityError/invalidHostName(_:reason:)``
+    ///   or ``ReachabilityError/invalidURL(_:reason:)``.
     public init(parsing text: String) throws(ReachabilityError) {
         switch text {
         case "internet": self = .internet
         case "link-local": self = .linkLocal
+        case _ where text.contains("://"): self = try ReachabilityTarget(url: text)
         default: self = try ReachabilityTarget(hostOrAddress: text)
         }
+    }
+
+    /// The host of a URL, such as `https://api.example.com:8443/v1?q=1`: what reachability can say about a URL is
+    /// whether its host is reachable (the scheme, port, path and query play no part in routing).
+    ///
+    /// A bracketed IPv6 literal (`http://[2001:db8::1]/`, with its zone as `%25eth0`) is an address target, a
+    /// name a host target.
+    ///
+    /// - Throws: ``ReachabilityError/invalidURL(_:reason:)`` without a `scheme://` or a host; else what
+    ///   ``init(hostOrAddress:)`` throws for the host.
+    public init(url text: String) throws(ReachabilityError) {
+        guard let schemeEnd = text.firstRange(of: "://"), !text[..<schemeEnd.lowerBound].isEmpty,
+            text[..<schemeEnd.lowerBound].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+        else { throw .invalidURL(text, reason: "it does not start with a scheme such as https://") }
+        let rest = text[schemeEnd.upperBound...]
+        var authority = rest.prefix { !"/?#".contains($0) }
+        if let userEnd = authority.lastIndex(of: "@") { authority = authority[authority.index(after: userEnd)...] }
+        let host: Substring
+        if authority.first == "[" {
+            guard let close = authority.firstIndex(of: "]") else { throw .invalidURL(text, reason: "no closing ]") }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        guard !host.isEmpty else { throw .invalidURL(text, reason: "it has no host") }
+        self = try ReachabilityTarget(hostOrAddress: String(host).replacing("%25", with: "%"))
     }
 
     /// An IP literal as an address target (no DNS), anything else as a host name.

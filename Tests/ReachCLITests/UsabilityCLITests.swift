@@ -1,0 +1,48 @@
+import Foundation
+import NetworkReachability
+import Testing
+import TestSupport
+
+/// What a person at a terminal or a script meets first: the version, a URL as a target, a mistyped command, a
+/// closed pipe. Targets are the host's own loopback addresses, so these run anywhere without a namespace.
+struct UsabilityCLITests {
+    @Test func versionPrintsTheLibrarysVersion() throws {
+        let result = try ReachBinary.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.lines == [NetworkReachability.version])
+    }
+
+    @Test func aURLIsTakenAsItsHostAndSaysSo() throws {
+        let result = try ReachBinary.run(["status", "http://user@127.0.0.1:8080/v1?q=1", "--json"])
+        #expect(result.status == 0)
+        let object = try #require(
+            result.lines.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(object.string("target") == "127.0.0.1")
+        #expect(object.string("status") == "reachable")
+        #expect(result.standardError == "reach: http://user@127.0.0.1:8080/v1?q=1 is a URL; its host 127.0.0.1 is the target\n")
+    }
+
+    @Test(arguments: [("wach", "watch"), ("stauts", "status"), ("statu", "status"), ("synthesise", "synthesize")])
+    func aWordOneEditFromACommandIsBadUsageWithASuggestion(typed: String, meant: String) throws {
+        let result = try ReachBinary.run([typed])
+        #expect(result.status == 64)
+        #expect(result.standardOutput.isEmpty)
+        #expect(result.standardError == "reach: unknown command '\(typed)'; did you mean '\(meant)'?\n")
+    }
+
+    @Test func aWordFartherFromEveryCommandIsStillATarget() throws {
+        let result = try ReachBinary.run(["localhost"])
+        #expect(result.status == 0)
+        #expect(result.lines.first?.hasPrefix("localhost: reachable") == true)
+    }
+
+    /// `reach watch | head -1`: the reader goes after one line, and watch ends at once with exit 0 and nothing on
+    /// stderr, though the network stays quiet (no later line would fail to be written).
+    @Test func aClosedStdoutEndsWatchQuietlyWithExitZero() throws {
+        let script = "set -o pipefail; \"$0\" watch 127.0.0.1 | head -1"
+        let result = try Command.run(["bash", "-c", script, ReachBinary.path], timeout: 30)
+        #expect(result.status == 0)
+        #expect(result.lines.count == 1)
+        #expect(result.standardError.isEmpty)
+    }
+}
