@@ -105,8 +105,8 @@ extension ReachabilityError {
     /// Whether the error is the user's input rather than the system's failure.
     var isBadInput: Bool {
         switch self {
-        case .invalidAddress, .invalidHostName, .invalidURL, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned, .familyMismatch,
-            .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
+        case .invalidAddress, .invalidHostName, .invalidURL, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned,
+            .familyMismatch, .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
             true
         case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false
         }
