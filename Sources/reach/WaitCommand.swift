@@ -1,0 +1,135 @@
+import ArgumentParser
+import NetworkReachability
+import NetworkReachabilityValidation
+
+/// `reach wait`: returns as soon as the targets are reachable (the job of `nm-online` and
+/// `systemd-networkd-wait-online`, for any target); exit 1 at the timeout, saying what was still missing.
+struct WaitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wait",
+        abstract: "Wait until the targets are reachable (exit 0); exit 1 at the timeout, 64 on bad input.",
+        discussion: """
+            Nothing is polled: each target is told of every change by the kernel, and the wait ends within a \
+            moment of the change that makes it reachable. With --validate, the internet must also answer the \
+            probe. In a systemd unit: ExecStartPre=reach wait --timeout 60 api.example.com
+            """
+    )
+
+    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
+    var targets: [String] = []
+
+    @Option(help: "Seconds to wait at most; 0 checks once.")
+    var timeout: Seconds = Seconds(duration: .seconds(30))
+
+    @Flag(help: "Wait until every target is reachable (the default), or until any one is.")
+    var mode: Mode = .all
+
+    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
+    var resolutionTimeout: ResolutionTimeout = .standard
+
+    @OptionGroup var validation: ValidationOptions
+
+    enum Mode: String, EnumerableFlag {
+        case all, any
+    }
+
+    /// A number of seconds from zero to a day.
+    struct Seconds: ExpressibleByArgument {
+        let duration: Duration
+
+        init(duration: Duration) { self.duration = duration }
+
+        init?(argument: String) {
+            guard let seconds = Double(argument), seconds >= 0, seconds <= 86_400 else { return nil }
+            duration = .milliseconds(Int64(seconds * 1000))
+        }
+
+        /// `30`, `0.5`: as `--help` shows a default and the timeout line says it.
+        var defaultValueDescription: String {
+            let (seconds, attoseconds) = duration.components
+            return attoseconds == 0 ? "\(seconds)" : "\(Double(seconds) + Double(attoseconds) / 1e18)"
+        }
+    }
+
+    func run() async throws {
+        let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
+            try TargetArgument(text)
+        }
+        let configuration = try validation.configuration()
+        if configuration != nil && !arguments.contains(where: { $0.target == .internet }) {
+            throw ValidationOptions.internetOnly
+        }
+        let waits = try arguments.map { (argument) throws(ReachabilityError) in
+            TargetWait(
+                argument: argument,
+                reachability: try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration),
+                validation: argument.target == .internet ? configuration : nil)
+        }
+        let needed = mode == .all ? waits.count : 1
+        let reached = await Self.reached(waits, needed: needed, within: timeout.duration)
+        guard reached.count < needed else { return }
+        let missing = waits.indices.filter { !reached.contains($0) }.map { waits[$0].missingDescription() }
+        Output.error("reach: still waiting after \(timeout.defaultValueDescription) s: " + missing.joined(separator: ", "))
+        throw ExitCode(1)
+    }
+
+    /// The indices of the waits that ended reached, once `needed` of them have or the timeout passed. At the
+    /// timeout each target still waiting is read once more, so `--timeout 0` is one check, not a race.
+    private static func reached(_ waits: [TargetWait], needed: Int, within timeout: Duration) async -> Set<Int> {
+        var reached = await withTaskGroup(of: Int?.self) { group in
+            for (index, wait) in waits.enumerated() {
+                group.addTask { await wait.untilReached() ? index : nil }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return -1
+            }
+            defer { group.cancelAll() }
+            var reached = Set<Int>()
+            for await index in group {
+                if index == -1 { break }  // the timeout
+                guard let index else { continue }  // a wait that ended without an answer: the timeout will come
+                reached.insert(index)
+                if reached.count >= needed { break }
+            }
+            return reached
+        }
+        for index in waits.indices where reached.count < needed && !reached.contains(index) {
+            if waits[index].isReachedNow { reached.insert(index) }
+        }
+        return reached
+    }
+}
+
+/// One target of `reach wait`: reachable, and for the internet with `--validate`, validated.
+private struct TargetWait: Sendable {
+    let argument: TargetArgument
+    let reachability: NetworkReachability
+    let validation: ValidationConfiguration?
+
+    /// Suspends until the target is reachable (and validated, with validation); `false` when cancelled first.
+    func untilReached() async -> Bool {
+        guard (try? await reachability.waitUntilReachable()) != nil else { return false }
+        guard let validation else { return true }
+        guard let validator = try? ConnectivityValidator(reachability: reachability, configuration: validation) else {
+            return false
+        }
+        defer { validator.close() }
+        return await validator.updates.first { $0 == .validated } != nil && !Task.isCancelled
+    }
+
+    /// Whether the target is reachable now, read once; a target that needs validation is never reached so.
+    var isReachedNow: Bool { validation == nil && reachability.isReachable }
+
+    /// `api.example.com (not reachable)`: the target and its state now.
+    func missingDescription() -> String {
+        let status = reachability.status
+        let state =
+            switch status {
+            case .unknown: "unknown"
+            case .notReachable: "not reachable"
+            case .reachable: validation == nil ? "reachable" : "not validated"
+            }
+        return "\(argument.text) (\(state))"
+    }
+}
