@@ -45,4 +45,20 @@ struct UsabilityCLITests {
         #expect(result.lines.count == 1)
         #expect(result.standardError.isEmpty)
     }
+
+    /// The completion scripts argument-parser writes know every subcommand, and bash accepts its script.
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScriptsNameEverySubcommand(shell: String) throws {
+        let result = try ReachBinary.run(["--generate-completion-script", shell])
+        #expect(result.status == 0)
+        for command in ["status", "watch", "wait", "nat64", "synthesize"] {
+            #expect(result.standardOutput.contains(command), "\(shell): \(command)")
+        }
+        if shell == "bash" {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("reach-completion-\(getpid()).bash")
+            try result.standardOutput.write(to: file, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: file) }
+            #expect(try Command.run(["bash", "-n", file.path]).status == 0)
+        }
+    }
 }
