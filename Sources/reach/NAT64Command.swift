@@ -28,9 +28,9 @@ struct NAT64Command: AsyncParsableCommand {
         async let heard = RouterAdvertisementListener.listen(for: wait.duration)
         let advertised = RouterAdvertisementSummary(folding: await heard)
         let fromAdvertisements = advertised.nat64Prefixes.map {
-            NAT64PrefixRecord(DiscoveredNAT64Prefix(prefix: $0.prefix, source: .routerAdvertisement, lifetime: $0.lifetime))
+            DiscoveredNAT64Prefix(prefix: $0.prefix, source: .routerAdvertisement, lifetime: $0.lifetime)
         }
-        let fromDNS64 = await discovered.map { NAT64PrefixRecord(DiscoveredNAT64Prefix(prefix: $0, source: .dns64)) }
+        let fromDNS64 = await discovered.map { DiscoveredNAT64Prefix(prefix: $0, source: .dns64) }
         let record = Record(
             isIPv6Only: internet.path.isIPv6Only, nameServers: resolver.nameServers.map(\.description),
             nameServersIPv6Only: resolver.isIPv6Only, prefixes: fromAdvertisements + fromDNS64,
@@ -43,7 +43,7 @@ struct NAT64Command: AsyncParsableCommand {
             "IPv6-only: \(record.isIPv6Only ? "yes" : "no") (routes); name servers: "
                 + (record.nameServers.isEmpty ? "none" : record.nameServers.joined(separator: ", ")))
         if record.prefixes.isEmpty { Output.line("NAT64 prefix: none found") }
-        for prefix in record.prefixes { Output.line("NAT64 prefix: \(prefix.text)") }
+        for prefix in record.prefixes { Output.line("NAT64 prefix: \(prefix)") }
         if !record.advertisedDNSServers.isEmpty {
             Output.line("advertised DNS: \(record.advertisedDNSServers.joined(separator: ", "))")
         }
@@ -54,7 +54,7 @@ struct NAT64Command: AsyncParsableCommand {
         var isIPv6Only: Bool
         var nameServers: [String]
         var nameServersIPv6Only: Bool
-        var prefixes: [NAT64PrefixRecord]
+        var prefixes: [DiscoveredNAT64Prefix]
         var advertisedDNSServers: [String]
         var captivePortal: String?
 

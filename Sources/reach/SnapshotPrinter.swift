@@ -25,7 +25,7 @@ struct SnapshotPrinter: Sendable {
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
-        if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(NAT64PrefixRecord(prefix).text)" }
+        if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(prefix)" }
         if let host = snapshot.path.host {
             switch host.state {
             case .pending: line += " (resolution pending)"
@@ -49,67 +49,19 @@ struct SnapshotPrinter: Sendable {
         Output.jsonLine(Record(snapshot: snapshot, target: target, validation: validation))
     }
 
+    /// The library's encoding of the snapshot, plus what only the command knows: when it printed the line, and
+    /// the probe's answer with `--validate`.
     private struct Record: Encodable {
-        struct Interface: Encodable {
-            var name: String
-            var index: Int
-            var type: String
-        }
-
-        struct Host: Encodable {
-            var name: String
-            var resolution: String
-            var addresses: [String]
-            var chosenAddress: String?
-            var failure: String?
-
-            enum CodingKeys: String, CodingKey { case name, resolution, addresses, chosenAddress, failure }
-
-            func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: CodingKeys.self)
-                try container.encode(name, forKey: .name)
-                try container.encode(resolution, forKey: .resolution)
-                try container.encode(addresses, forKey: .addresses)
-                try container.encode(chosenAddress, forKey: .chosenAddress)
-                try container.encode(failure, forKey: .failure)
-            }
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case target, status, connection, flags, flagsString, interface, gateway
-            case supportsIPv4, supportsIPv6, isExpensive, time, host, isIPv6Only
-            case nat64Prefixes, advertisedDNSServers, captivePortal, synthesizedAddress
-            case validation, loginURL, validationFailure
-        }
+        enum CodingKeys: String, CodingKey { case time, validation, loginURL, validationFailure }
 
         let snapshot: ReachabilitySnapshot
         let target: String
         let validation: ValidationOutcome?
 
         func encode(to encoder: any Encoder) throws {
+            try snapshot.encode(to: encoder)
             var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(target, forKey: .target)
-            try container.encode(snapshot.status.name, forKey: .status)
-            try container.encode(snapshot.status.connection?.rawValue, forKey: .connection)
-            try container.encode(snapshot.flags.names, forKey: .flags)
-            try container.encode(snapshot.flags.flagsString, forKey: .flagsString)
-            try container.encode(
-                snapshot.path.interface.map { Interface(name: $0.name, index: $0.index, type: $0.type.rawValue) },
-                forKey: .interface)
-            try container.encode(snapshot.path.gateway?.description, forKey: .gateway)
-            try container.encode(snapshot.path.supportsIPv4, forKey: .supportsIPv4)
-            try container.encode(snapshot.path.supportsIPv6, forKey: .supportsIPv6)
-            try container.encode(snapshot.path.isExpensive, forKey: .isExpensive)
             try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
-            if snapshot.target == .internet {  // only the internet target speaks for the network as a whole
-                try container.encode(snapshot.path.isIPv6Only, forKey: .isIPv6Only)
-                try container.encode(snapshot.path.nat64Prefixes.map(NAT64PrefixRecord.init), forKey: .nat64Prefixes)
-                try container.encode(snapshot.path.advertisedDNSServers.map(\.description), forKey: .advertisedDNSServers)
-                try container.encode(snapshot.path.captivePortal, forKey: .captivePortal)
-            }
-            if let synthesized = snapshot.path.synthesizedAddress {  // only an IPv4 address reached through NAT64
-                try container.encode(synthesized.description, forKey: .synthesizedAddress)
-            }
             if let validation {  // only with --validate
                 try container.encode(validation.name, forKey: .validation)
                 if case .captivePortal(let loginURL) = validation {
@@ -123,14 +75,12 @@ struct SnapshotPrinter: Sendable {
                     try container.encodeNil(forKey: .validationFailure)
                 }
             }
-            if let host = snapshot.path.host {  // only host targets carry the key
-                try container.encode(
-                    Host(
-                        name: host.name, resolution: host.state.rawValue, addresses: host.addresses.map(\.description),
-                        chosenAddress: host.chosenAddress?.description, failure: host.failure),
-                    forKey: .host)
-            }
+            // The target as the user typed it ("the address as given"), over the library's canonical text.
+            var target = encoder.container(keyedBy: TargetKey.self)
+            try target.encode(self.target, forKey: .target)
         }
+
+        private enum TargetKey: String, CodingKey { case target }
 
         /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.
         private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)

@@ -1,7 +1,7 @@
 /// Where the resolution of a host target stands, and what it found.
-public struct HostResolution: Sendable, Hashable {
+public struct HostResolution: Sendable, Hashable, Codable {
     /// The state of the latest resolution.
-    public enum State: String, Sendable, Hashable {
+    public enum State: String, Sendable, Hashable, Codable {
         /// The first resolution has not ended yet: the status is `unknown`.
         case pending
         /// The resolver answered; ``HostResolution/addresses`` holds what it found (maybe none).
@@ -32,5 +32,19 @@ public struct HostResolution: Sendable, Hashable {
         self.addresses = addresses
         self.chosenAddress = chosenAddress
         self.failure = failure
+    }
+}
+
+extension HostResolution {
+    private enum CodingKeys: String, CodingKey { case name, state = "resolution", addresses, chosenAddress, failure }
+
+    /// Encodes `{"name", "resolution", "addresses", "chosenAddress", "failure"}`, absent values as null.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(state, forKey: .state)
+        try container.encode(addresses, forKey: .addresses)
+        try container.encode(chosenAddress, forKey: .chosenAddress)
+        try container.encode(failure, forKey: .failure)
     }
 }

@@ -416,3 +416,22 @@ extension IPAddress {
         }
     }
 }
+
+extension IPAddress: Codable {
+    /// Decodes the text ``init(_:)`` parses, such as `192.0.2.1` or `fe80::1%eth0`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            self = try IPAddress(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the address as ``description`` prints it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -91,3 +91,22 @@ public struct NAT64Prefix: Sendable, Hashable, CustomStringConvertible {
     /// `PREFIX/LENGTH`, e.g. `64:ff9b::/96`.
     public var description: String { "\(IPAddress(bytes: bytes).map(String.init(describing:)) ?? "?")/\(length)" }
 }
+
+extension NAT64Prefix: Codable {
+    /// Decodes the text ``init(_:)`` parses, such as `64:ff9b::/96`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            self = try NAT64Prefix(text)
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the prefix as ``description`` prints it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,7 +1,7 @@
 /// The interface a path leaves through.
-public struct NetworkInterface: Sendable, Hashable {
+public struct NetworkInterface: Sendable, Hashable, Codable {
     /// What kind of link an interface is, from sysfs and the link's hardware type.
-    public enum InterfaceType: String, Sendable, Hashable {
+    public enum InterfaceType: String, Sendable, Hashable, Codable, CaseIterable {
         /// `wireless` or `phy80211` in sysfs, or `DEVTYPE=wlan`.
         case wifi
         /// Ethernet hardware type that is none of the others: physical, veth, bridge, bond, VLAN.
@@ -29,5 +29,18 @@ public struct NetworkInterface: Sendable, Hashable {
         self.index = index
         self.type = type
         self.linkKind = linkKind
+    }
+}
+
+extension NetworkInterface {
+    private enum CodingKeys: String, CodingKey { case name, index, type, linkKind }
+
+    /// Encodes `{"name", "index", "type", "linkKind"}`, `linkKind` null where the kernel names none.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(index, forKey: .index)
+        try container.encode(type, forKey: .type)
+        try container.encode(linkKind, forKey: .linkKind)
     }
 }

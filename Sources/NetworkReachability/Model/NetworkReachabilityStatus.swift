@@ -72,3 +72,27 @@ public enum NetworkReachabilityStatus: Sendable, Hashable, CustomStringConvertib
         }
     }
 }
+
+extension NetworkReachabilityStatus: Codable {
+    private enum CodingKeys: String, CodingKey { case status, connection }
+
+    /// Decodes `{"status", "connection"}` as ``init(from:)`` of a snapshot reads them.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        switch try container.decode(String.self, forKey: .status) {
+        case "unknown": self = .unknown
+        case "notReachable": self = .notReachable
+        case "reachable": self = .reachable(try container.decode(ConnectionType.self, forKey: .connection))
+        case let other:
+            throw DecodingError.dataCorruptedError(
+                forKey: .status, in: container, debugDescription: "no status is called \(other)")
+        }
+    }
+
+    /// Encodes `{"status": "reachable", "connection": "ethernetOrWiFi"}`; `connection` is null unless reachable.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .status)
+        try container.encode(connection, forKey: .connection)
+    }
+}

@@ -70,3 +70,25 @@ public struct ReachabilityFlags: OptionSet, Sendable, Hashable, CustomStringConv
     /// Same as ``flagsString``.
     public var description: String { flagsString }
 }
+
+extension ReachabilityFlags: Codable {
+    /// Decodes the names ``names`` lists, such as `["reachable", "isDirect"]`; an unknown name is an error.
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        var flags = ReachabilityFlags()
+        while !container.isAtEnd {
+            let name = try container.decode(String.self)
+            guard let flag = Self.named.first(where: { $0.name == name })?.flag else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "no flag is called \(name)")
+            }
+            flags.insert(flag)
+        }
+        self = flags
+    }
+
+    /// Encodes the flags as their ``names``, in bit order.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for name in names { try container.encode(name) }
+    }
+}

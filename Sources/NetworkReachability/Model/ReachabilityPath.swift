@@ -130,3 +130,48 @@ public struct ReachabilityPath: Sendable, Hashable {
     /// The path of a target that no route carries.
     public static let none = ReachabilityPath()
 }
+
+extension ReachabilityPath: Codable {
+    enum CodingKeys: String, CodingKey {
+        case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress
+        case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal
+    }
+
+    /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            interface: try container.decodeIfPresent(NetworkInterface.self, forKey: .interface),
+            gateway: try container.decodeIfPresent(IPAddress.self, forKey: .gateway),
+            supportsIPv4: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv4) ?? false,
+            supportsIPv6: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
+            isExpensive: try container.decodeIfPresent(Bool.self, forKey: .isExpensive) ?? false,
+            host: try container.decodeIfPresent(HostResolution.self, forKey: .host),
+            nat64Prefixes: try container.decodeIfPresent([DiscoveredNAT64Prefix].self, forKey: .nat64Prefixes) ?? [],
+            advertisedDNSServers: try container.decodeIfPresent([IPAddress].self, forKey: .advertisedDNSServers) ?? [],
+            captivePortal: try container.decodeIfPresent(String.self, forKey: .captivePortal),
+            synthesizedAddress: try container.decodeIfPresent(IPAddress.self, forKey: .synthesizedAddress))
+        isInternet = container.contains(.isIPv6Only)
+    }
+
+    /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
+    /// `supportsIPv6` and `isExpensive` always (null where absent); `isIPv6Only`, `nat64Prefixes`,
+    /// `advertisedDNSServers` and `captivePortal` for the internet only, which speaks for the network as a whole;
+    /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(interface, forKey: .interface)
+        try container.encode(gateway, forKey: .gateway)
+        try container.encode(supportsIPv4, forKey: .supportsIPv4)
+        try container.encode(supportsIPv6, forKey: .supportsIPv6)
+        try container.encode(isExpensive, forKey: .isExpensive)
+        if isInternet {
+            try container.encode(isIPv6Only, forKey: .isIPv6Only)
+            try container.encode(nat64Prefixes, forKey: .nat64Prefixes)
+            try container.encode(advertisedDNSServers, forKey: .advertisedDNSServers)
+            try container.encode(captivePortal, forKey: .captivePortal)
+        }
+        try container.encodeIfPresent(synthesizedAddress, forKey: .synthesizedAddress)
+        try container.encodeIfPresent(host, forKey: .host)
+    }
+}

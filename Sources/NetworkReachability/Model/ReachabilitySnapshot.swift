@@ -20,3 +20,30 @@ public struct ReachabilitySnapshot: Sendable, Hashable {
         path.host?.state == .pending || path.awaitsNAT64Discovery ? .unknown : NetworkReachabilityStatus(flags)
     }
 }
+
+extension ReachabilitySnapshot: Codable {
+    private enum CodingKeys: String, CodingKey { case target, flags, flagsString }
+
+    /// Decodes what ``encode(to:)`` writes; the status follows from the flags and path, as it always does.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var path = try ReachabilityPath(from: decoder)
+        // The one unknown status with no host behind it: an IPv4 address waiting for the first NAT64 discovery.
+        let status = try NetworkReachabilityStatus(from: decoder)
+        path.awaitsNAT64Discovery = path.host == nil && status == .unknown
+        self.init(
+            target: try container.decode(ReachabilityTarget.self, forKey: .target),
+            flags: try container.decode(ReachabilityFlags.self, forKey: .flags), path: path)
+    }
+
+    /// Encodes one flat object, the JSON `reach --json` prints: `target`, `status` and `connection`, `flags` (their
+    /// names) and `flagsString`, then the path's keys (see ``ReachabilityPath/encode(to:)``).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(target, forKey: .target)
+        try container.encode(flags, forKey: .flags)
+        try container.encode(flags.flagsString, forKey: .flagsString)
+        try status.encode(to: encoder)
+        try path.encode(to: encoder)
+    }
+}

@@ -79,3 +79,27 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ReachabilityTarget: Codable {
+    /// Decodes what ``description`` prints: `internet`, `link-local`, an address, `REMOTE from LOCAL`, a host name.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let text = try container.decode(String.self)
+        do {
+            let pair = text.split(separator: " from ", maxSplits: 1).map(String.init)
+            if pair.count == 2 {
+                self = .addressPair(local: try IPAddress(pair[1]), remote: try IPAddress(pair[0]))
+            } else {
+                self = try ReachabilityTarget(parsing: text)
+            }
+        } catch {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Encodes the target as ``description`` prints it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
