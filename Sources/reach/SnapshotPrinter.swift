@@ -22,6 +22,8 @@ struct SnapshotPrinter: Sendable {
         case .notReachable: line += "not reachable"
         case .reachable: line += "reachable"  // "via cellular wwan0" says which kind
         }
+        // A host's reason is its resolution, which the host's part of the line says in the resolver's words.
+        if let reason = snapshot.path.reason, snapshot.path.host == nil { line += " (\(reason))" }
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }

@@ -121,15 +121,15 @@ private struct TargetWait: Sendable {
     /// Whether the target is reachable now, read once; a target that needs validation is never reached so.
     var isReachedNow: Bool { validation == nil && reachability.isReachable }
 
-    /// `api.example.com (not reachable)`: the target and its state now.
+    /// `api.example.com (not reachable: resolution failed)`: the target, its state now and why.
     func missingDescription() -> String {
-        let status = reachability.status
+        guard let snapshot = try? reachability.currentSnapshot() else { return "\(argument.text) (unknown)" }
         let state =
-            switch status {
+            switch snapshot.status {
             case .unknown: "unknown"
             case .notReachable: "not reachable"
             case .reachable: validation == nil ? "reachable" : "not validated"
             }
-        return "\(argument.text) (\(state))"
+        return "\(argument.text) (\(state)\(snapshot.path.reason.map { ": \($0)" } ?? ""))"
     }
 }

@@ -55,7 +55,7 @@ struct CodableTests {
         #expect(
             Set(object.keys) == [
                 "target", "status", "connection", "flags", "flagsString", "interface", "gateway", "supportsIPv4",
-                "supportsIPv6", "isExpensive", "isIPv6Only", "nat64Prefixes", "advertisedDNSServers", "captivePortal",
+                "supportsIPv6", "isExpensive", "reason", "isIPv6Only", "nat64Prefixes", "advertisedDNSServers", "captivePortal",
             ])
         #expect(object["status"] as? String == "reachable")
         #expect(object["connection"] as? String == "ethernetOrWiFi")

@@ -124,6 +124,7 @@ struct HostNamesInNamespaceTests {
         #expect(exit == 1)
         #expect(json.string("status") == "notReachable")
         #expect(host(json)["resolution"] as? String == "failed")
+        #expect(json.string("reason") == "resolutionFailed")
         #expect((host(json)["failure"] as? String)?.isEmpty == false)
         #expect(host(json)["addresses"] as? [String] == [])
     }
@@ -142,9 +143,11 @@ struct HostNamesInNamespaceTests {
         let first = decode(lines.first ?? "")
         #expect(first["status"] as? String == "unknown")
         #expect(host(first)["resolution"] as? String == "pending")
+        #expect(first["reason"] as? String == "resolutionPending")
         let second = decode(lines.last ?? "")
         #expect(second["status"] as? String == "notReachable")
         #expect(host(second)["resolution"] as? String == "timedOut", "\(lines)")
+        #expect(second["reason"] as? String == "resolutionTimedOut")
         // status waits for the first resolution, bounded by the timeout
         let (exit, json) = try ReachBinary.status(in: network, ["slow.test", "--resolution-timeout", "1"])
         #expect(exit == 1)

@@ -111,6 +111,10 @@ struct NAT64MonitorInNamespaceTests {
         let reached = output.waitForLine { object($0)["status"] as? String == "reachable" }
         #expect(reached.map { object($0)["synthesizedAddress"] as? String } == "64:ff9b::c633:6407")
         #expect(output.linesAfterQuiet().allSatisfy { ["unknown", "reachable"].contains(object($0)["status"] as? String) })
+        #expect(
+            output.lines.map(object).filter { $0["status"] as? String == "unknown" }.allSatisfy {
+                $0["reason"] as? String == "nat64DiscoveryPending"
+            })
     }
 
     @Test func anIPv4AddressOnAnIPv6OnlyNetworkWithoutDNS64IsNotReachable() throws {
@@ -124,6 +128,7 @@ struct NAT64MonitorInNamespaceTests {
         let (exit, json) = try ReachBinary.status(in: network, ["198.51.100.7"])
         #expect(exit == 1)
         #expect(json.string("status") == "notReachable")
+        #expect(json.string("reason") == "ipv6OnlyWithoutNAT64")
         #expect(json["synthesizedAddress"] == nil)
     }
 

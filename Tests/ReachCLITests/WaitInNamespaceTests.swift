@@ -39,7 +39,7 @@ struct WaitInNamespaceTests {
         let result = try network.run([ReachBinary.path, "wait", "--timeout", "0.5", "internet", TestNetwork.gatewayIPv4])
         #expect(result.status == 1)
         #expect(result.standardOutput.isEmpty)
-        #expect(result.standardError == "reach: still waiting after 0.5 s: internet (not reachable)\n")
+        #expect(result.standardError == "reach: still waiting after 0.5 s: internet (not reachable: no route)\n")
     }
 
     @Test func anyReturnsOnTheFirstReachableTargetAndAllWaitsForEvery() throws {
@@ -51,7 +51,7 @@ struct WaitInNamespaceTests {
         #expect(any.status == 0)
         let all = try network.run([ReachBinary.path, "wait", "--all", "--timeout", "0.3"] + targets)
         #expect(all.status == 1)
-        #expect(all.standardError == "reach: still waiting after 0.3 s: internet (not reachable)\n")
+        #expect(all.standardError == "reach: still waiting after 0.3 s: internet (not reachable: no route)\n")
         let once = try network.run([ReachBinary.path, "wait", "--timeout", "0", TestNetwork.gatewayIPv4])
         #expect(once.status == 0)
     }

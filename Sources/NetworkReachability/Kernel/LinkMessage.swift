@@ -46,6 +46,9 @@ struct LinkMessage: Sendable, Equatable {
         isDeletion = false
     }
 
+    /// Whether the link is administratively up (`IFF_UP`).
+    var isUp: Bool { flags & cnl_iff_up() != 0 }
+
     /// `IFF_UP` and `IFF_LOWER_UP`, with operstate up or unknown: packets can leave now.
     var isReadyToCarry: Bool {
         let up = cnl_iff_up() | cnl_iff_lower_up()

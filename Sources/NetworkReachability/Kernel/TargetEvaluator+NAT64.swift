@@ -5,8 +5,10 @@ extension TargetEvaluator {
     /// How an IPv4 address without a route of its own is carried, given the internet's routes and what the
     /// network provisions: the same for every such address at one moment.
     enum NAT64Plan {
-        /// Not through NAT64: IPv4 works, IPv6 does not, or no prefix is known and none is being discovered.
+        /// Not through NAT64: IPv4 works, or IPv6 does not either.
         case notCarried
+        /// Not at all: the network is IPv6-only, and knows no NAT64 prefix and is discovering none.
+        case noPrefix
         /// The first DNS64 discovery of this IPv6-only network runs.
         case awaitingDiscovery
         /// Through its address synthesized with this prefix.
@@ -20,8 +22,10 @@ extension TargetEvaluator {
         switch try nat64Plan() {
         case .notCarried:
             return nil
+        case .noPrefix:
+            return Self.unreachable(.address(address), .ipv6OnlyWithoutNAT64)
         case .awaitingDiscovery:
-            var waiting = Self.unreachable(.address(address))
+            var waiting = Self.unreachable(.address(address), .nat64DiscoveryPending)
             waiting.path.awaitsNAT64Discovery = true
             return waiting
         case .synthesized(let prefix):
@@ -42,8 +46,8 @@ extension TargetEvaluator {
             let provisions = provisions(ipv4IsReachable: false, ipv6: ipv6)
             if let prefix = provisions.nat64Prefixes.first?.prefix {
                 plan = .synthesized(prefix)
-            } else if provisions.isDiscovering {
-                plan = .awaitingDiscovery
+            } else {
+                plan = provisions.isDiscovering ? .awaitingDiscovery : .noPrefix
             }
         }
         knownNAT64Plan = plan

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Turns the kernel's answers for a target into flags and a path, as `SEMANTICS.md` says: the rules, for every way
 /// a target is evaluated (a read, a monitor pass, shared lookups, NAT64, the simulated network).
 ///
@@ -53,14 +59,15 @@ final class TargetEvaluator {
         case .linkLocal:
             return try evaluateLinkLocal()
         case .address(let address):
-            guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target) }
-            return try evaluate(address, answer: queries.lookupRoute(to: address, from: nil, interfaceIndex: zoneIndex))
+            guard let zoneIndex = try resolveZone(of: address) else { return Self.unreachable(target, .linkDown) }
+            let answer = try queries.lookupRoute(to: address, from: nil, interfaceIndex: zoneIndex)
+            return try pinned(to: zoneIndex, evaluate(address, answer: answer))
         case .addressPair(let local, let remote):
             guard let localZone = try resolveZone(of: local), let remoteZone = try resolveZone(of: remote) else {
-                return Self.unreachable(target)
+                return Self.unreachable(target, .linkDown)
             }
             let answer = try queries.lookupRoute(to: remote, from: local.withoutZone, interfaceIndex: localZone ?? remoteZone)
-            return try snapshot(target, family: remote.family, answer)
+            return try pinned(to: localZone ?? remoteZone, snapshot(target, family: remote.family, answer))
         case .host(let name):
             return try evaluateHost(name, hosts.resolution(of: name, timeout: resolutionTimeout, refresh: refreshesHosts))
         }
@@ -176,7 +183,13 @@ final class TargetEvaluator {
     /// `getaddrinfo`'s (RFC 6724) order, else the first's. Pending, failed or empty resolutions give no flags.
     private func evaluateHost(_ name: HostName, _ resolution: HostResolution) throws(ReachabilityError) -> ReachabilitySnapshot {
         guard resolution.state == .resolved, !resolution.addresses.isEmpty else {
-            return ReachabilitySnapshot(target: .host(name), flags: [], path: ReachabilityPath(host: resolution))
+            let reason: UnsatisfiedReason =
+                switch resolution.state {
+                case .pending: .resolutionPending
+                case .timedOut: .resolutionTimedOut
+                case .failed, .resolved: .resolutionFailed
+                }
+            return ReachabilitySnapshot(target: .host(name), flags: [], path: ReachabilityPath(host: resolution, reason: reason))
         }
         var evaluated: [(address: IPAddress, snapshot: ReachabilitySnapshot)] = []
         for address in resolution.addresses {
@@ -185,7 +198,8 @@ final class TargetEvaluator {
         // The most usable address by the internet's rule; on a tie the first, in getaddrinfo's (RFC 6724) order.
         let best = evaluated.map { Self.rank($0.snapshot.flags) }.max() ?? 0
         guard let chosen = evaluated.first(where: { Self.rank($0.snapshot.flags) == best }) else {
-            return ReachabilitySnapshot(target: .host(name), flags: [], path: ReachabilityPath(host: resolution))
+            return ReachabilitySnapshot(
+                target: .host(name), flags: [], path: ReachabilityPath(host: resolution, reason: .resolutionFailed))
         }
         var path = chosen.snapshot.path
         path.supportsIPv4 = evaluated.contains { $0.address.family == .ipv4 && $0.snapshot.status.isReachable }
@@ -204,7 +218,7 @@ final class TargetEvaluator {
             return !link.isLoopback && link.isReadyToCarry
         }
         guard let first = candidates.first, let link = linksByIndex[first.interfaceIndex] else {
-            return Self.unreachable(.linkLocal)
+            return Self.unreachable(.linkLocal, .noLinkLocalAddress)
         }
         let interface = classifier.interface(for: link)
         // On the link itself: as an on-link route through it would be.
@@ -226,7 +240,9 @@ final class TargetEvaluator {
     func snapshot(
         _ target: ReachabilityTarget, family: IPAddress.Family, _ answer: RouteAnswer
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        guard case .route(let route) = answer, route.type.carriesPackets else { return Self.unreachable(target) }
+        guard case .route(let route) = answer, route.type.carriesPackets else {
+            return Self.unreachable(target, Self.reason(refusedBy: answer))
+        }
         let routePath = route.path
         if let last = lastDescription, last.family == family, last.route == routePath {
             return ReachabilitySnapshot(target: target, flags: last.flags, path: last.path)
@@ -238,9 +254,18 @@ final class TargetEvaluator {
         let path = ReachabilityPath(
             interface: interface, gateway: routePath.gateway, sourceAddress: routePath.preferredSource,
             supportsIPv4: family == .ipv4 && isReachable, supportsIPv6: family == .ipv6 && isReachable,
-            isExpensive: interface?.type == .cellular)
+            isExpensive: interface?.type == .cellular, reason: isReachable ? nil : link.flatMap(Self.reason(notCarrying:)))
         lastDescription = (family, routePath, flags, path)
         return ReachabilitySnapshot(target: target, flags: flags, path: path)
+    }
+
+    /// `snapshot` of a target that names its interface (`index`, from a zone or a local address): a lookup pinned to
+    /// a downed interface finds no route, and the reason is the interface, not the routes.
+    private func pinned(to index: Int?, _ snapshot: ReachabilitySnapshot) throws(ReachabilityError) -> ReachabilitySnapshot {
+        guard let index, snapshot.path.reason == .noRoute, let link = try links.link(index: index), !link.isUp else {
+            return snapshot
+        }
+        return Self.unreachable(snapshot.target, .linkDown)
     }
 
     /// The zone's interface index: `.some(nil)` without a zone, `nil` when the zone names no interface.
@@ -277,12 +302,46 @@ final class TargetEvaluator {
         return flags
     }
 
+    /// Why a lookup's answer carries nothing (SEMANTICS.md, "Reasons"): the refusing route's type, or the errno the
+    /// kernel ends such a lookup with; anything else is no route.
+    static func reason(refusedBy answer: RouteAnswer) -> UnsatisfiedReason {
+        switch answer {
+        case .route(let route):
+            switch route.type {
+            case .unreachable: .unreachableRoute
+            case .prohibit: .prohibitRoute
+            case .blackhole: .blackholeRoute
+            default: .noRoute
+            }
+        case .noRoute(let code):
+            switch code {
+            case EHOSTUNREACH: .unreachableRoute
+            case EACCES: .prohibitRoute
+            case EINVAL: .blackholeRoute
+            default: .noRoute
+            }
+        }
+    }
+
+    /// Why a route's link does not carry packets now, the reason behind `connectionRequired`; `nil` when it does.
+    static func reason(notCarrying link: LinkMessage) -> UnsatisfiedReason? {
+        guard !link.isReadyToCarry else { return nil }
+        if !link.isUp { return .linkDown }
+        return link.isDormant ? .dormant : .noCarrier
+    }
+
     /// How usable flags are: reachable, reachable once a connection is made, or neither.
     private static func rank(_ flags: ReachabilityFlags) -> Int {
         NetworkReachabilityStatus(flags).isReachable ? 2 : flags.contains(.reachable) ? 1 : 0
     }
 
-    static func unreachable(_ target: ReachabilityTarget) -> ReachabilitySnapshot {
-        ReachabilitySnapshot(target: target, flags: [], path: .none)
+    /// A snapshot with no flags, for `reason`.
+    static func unreachable(_ target: ReachabilityTarget, _ reason: UnsatisfiedReason) -> ReachabilitySnapshot {
+        ReachabilitySnapshot(target: target, flags: [], path: unreachablePaths[reason] ?? .none)
     }
+
+    /// One path per reason, which every unreachable target shares: 10,000 targets behind a removed default route
+    /// keep one path between them, not one each (`Benchmarks/`, resident bytes per target).
+    private static let unreachablePaths = Dictionary(
+        uniqueKeysWithValues: UnsatisfiedReason.allCases.map { ($0, ReachabilityPath(reason: $0)) })
 }

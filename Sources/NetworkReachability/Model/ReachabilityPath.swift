@@ -17,6 +17,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         var synthesizedAddress: IPAddress? = nil
         var isInternet: Bool = false
         var awaitsNAT64Discovery: Bool = false
+        var reason: UnsatisfiedReason? = nil
     }
 
     private final class Storage: @unchecked Sendable {
@@ -89,6 +90,11 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.isInternet }
         set { update { $0.isInternet = newValue } }
     }
+    /// Why the target is not reachable, or not known yet; `nil` when it is reachable.
+    public var reason: UnsatisfiedReason? {
+        get { storage.fields.reason }
+        set { update { $0.reason = newValue } }
+    }
     /// Set for an IPv4 address on an IPv6-only network while the first NAT64 discovery runs: the status is
     /// unknown until it ends.
     var awaitsNAT64Discovery: Bool {
@@ -117,14 +123,14 @@ public struct ReachabilityPath: Sendable, Hashable {
         interface: NetworkInterface? = nil, gateway: IPAddress? = nil, sourceAddress: IPAddress? = nil,
         supportsIPv4: Bool = false, supportsIPv6: Bool = false, isExpensive: Bool = false, host: HostResolution? = nil,
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
-        synthesizedAddress: IPAddress? = nil
+        synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil
     ) {
         storage = Storage(
             Fields(
                 interface: interface, gateway: gateway, sourceAddress: sourceAddress, supportsIPv4: supportsIPv4,
                 supportsIPv6: supportsIPv6, isExpensive: isExpensive, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
-                synthesizedAddress: synthesizedAddress))
+                synthesizedAddress: synthesizedAddress, reason: reason))
     }
 
     /// The path of a target that no route carries.
@@ -133,7 +139,7 @@ public struct ReachabilityPath: Sendable, Hashable {
 
 extension ReachabilityPath: Codable {
     enum CodingKeys: String, CodingKey {
-        case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress
+        case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress, reason
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal
     }
 
@@ -150,12 +156,13 @@ extension ReachabilityPath: Codable {
             nat64Prefixes: try container.decodeIfPresent([DiscoveredNAT64Prefix].self, forKey: .nat64Prefixes) ?? [],
             advertisedDNSServers: try container.decodeIfPresent([IPAddress].self, forKey: .advertisedDNSServers) ?? [],
             captivePortal: try container.decodeIfPresent(String.self, forKey: .captivePortal),
-            synthesizedAddress: try container.decodeIfPresent(IPAddress.self, forKey: .synthesizedAddress))
+            synthesizedAddress: try container.decodeIfPresent(IPAddress.self, forKey: .synthesizedAddress),
+            reason: try container.decodeIfPresent(UnsatisfiedReason.self, forKey: .reason))
         isInternet = container.contains(.isIPv6Only)
     }
 
     /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
-    /// `supportsIPv6` and `isExpensive` always (null where absent); `isIPv6Only`, `nat64Prefixes`,
+    /// `supportsIPv6`, `isExpensive` and `reason` always (null where absent); `isIPv6Only`, `nat64Prefixes`,
     /// `advertisedDNSServers` and `captivePortal` for the internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target.
     public func encode(to encoder: any Encoder) throws {
@@ -165,6 +172,7 @@ extension ReachabilityPath: Codable {
         try container.encode(supportsIPv4, forKey: .supportsIPv4)
         try container.encode(supportsIPv6, forKey: .supportsIPv6)
         try container.encode(isExpensive, forKey: .isExpensive)
+        try container.encode(reason, forKey: .reason)
         if isInternet {
             try container.encode(isIPv6Only, forKey: .isIPv6Only)
             try container.encode(nat64Prefixes, forKey: .nat64Prefixes)
