@@ -168,6 +168,14 @@ public final class NetworkReachability: Sendable {
         try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout)
     }
 
+    /// Every interface of this host with its type, state, carrier and addresses, and which carry the internet:
+    /// `networkctl`'s list, read from the kernel now (one round trip each for links, addresses and the internet).
+    ///
+    /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
+    public static func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        try ReachabilityMonitor.system.backend.interfaces()
+    }
+
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
     public var flags: ReachabilityFlags? { logged(currentSnapshot)?.flags }
 

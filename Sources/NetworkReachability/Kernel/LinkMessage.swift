@@ -49,6 +49,22 @@ struct LinkMessage: Sendable, Equatable {
     /// Whether the link is administratively up (`IFF_UP`).
     var isUp: Bool { flags & cnl_iff_up() != 0 }
 
+    /// Whether the link has carrier (`IFF_LOWER_UP`).
+    var hasCarrier: Bool { flags & cnl_iff_lower_up() != 0 }
+
+    /// The operational state's RFC 2863 name, as ``InterfaceStatus/operationalState`` gives it.
+    var operationalStateName: String {
+        switch Int32(operationalState) {
+        case 1: "notPresent"
+        case 2: "down"
+        case 3: "lowerLayerDown"
+        case 4: "testing"
+        case 5: "dormant"
+        case 6: "up"
+        default: "unknown"
+        }
+    }
+
     /// `IFF_UP` and `IFF_LOWER_UP`, with operstate up or unknown: packets can leave now.
     var isReadyToCarry: Bool {
         let up = cnl_iff_up() | cnl_iff_lower_up()

@@ -28,6 +28,10 @@ package final class LinuxRoutingBackend: RoutingBackend {
         queries = KernelQueries(namespace: namespace, followsLinks: true)
     }
 
+    package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).interfaces()
+    }
+
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         try evaluator(resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }

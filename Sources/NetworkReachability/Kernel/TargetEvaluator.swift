@@ -232,6 +232,21 @@ final class TargetEvaluator {
             target: .linkLocal, flags: Self.flags(route: onLink, link: link, interfaceType: interface.type), path: path)
     }
 
+    /// Every interface with its state and addresses, in index order, marking those the internet's routes leave
+    /// through.
+    func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        let (ipv4, ipv6) = try internetByFamily()
+        let internet = Set([ipv4, ipv6].filter(\.status.isReachable).compactMap { $0.path.interface?.index })
+        let addresses = Dictionary(grouping: try queries.addresses(), by: \.interfaceIndex)
+        return try links.allLinks().sorted { $0.index < $1.index }.map { link in
+            InterfaceStatus(
+                interface: classifier.interface(for: link), isUp: link.isUp, hasCarrier: link.hasCarrier,
+                operationalState: link.operationalStateName,
+                addresses: (addresses[link.index] ?? []).map { "\($0.address)/\($0.prefixLength)" },
+                carriesInternet: internet.contains(link.index))
+        }
+    }
+
     /// `target`'s snapshot from a route lookup's answer for a destination of `family`: the one place a route is
     /// described. It reads nothing of the answer but its ``RoutePath``, so answers with equal paths are described
     /// alike, which lets a pass answer many targets with one lookup; and a path described last is not described

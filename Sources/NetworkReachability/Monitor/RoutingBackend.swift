@@ -11,6 +11,8 @@ package protocol RoutingBackend: AnyObject, Sendable {
     /// Evaluates a target now. A host target answers from its latest resolution at once (pending before the first
     /// ends) and is resolved again in the background, within `resolutionTimeout`.
     func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// Every interface with its state and addresses, and which carry the internet.
+    func interfaces() throws(ReachabilityError) -> [InterfaceStatus]
     /// Opens a subscription to the platform's changes; the monitor's thread uses it until it closes it.
     func subscribe() throws(ReachabilityError) -> any RoutingSubscription
 }

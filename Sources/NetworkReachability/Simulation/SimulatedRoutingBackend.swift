@@ -18,6 +18,10 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         provisioning = ProvisioningDirectory { _, finish in finish(kernel.dns64Prefixes) }
     }
 
+    package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        try evaluator(refreshesHosts: true, resolutionTimeout: NetworkReachability.defaultResolutionTimeout).interfaces()
+    }
+
     package func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         try evaluator(refreshesHosts: true, resolutionTimeout: NetworkReachability.defaultResolutionTimeout).validate(target)
     }
