@@ -19,7 +19,10 @@ struct Reach: AsyncParsableCommand {
             the target.
             """,
         version: NetworkReachability.version,
-        subcommands: [StatusCommand.self, WatchCommand.self, WaitCommand.self, InterfacesCommand.self, NAT64Command.self, SynthesizeCommand.self],
+        subcommands: [
+            StatusCommand.self, WatchCommand.self, WaitCommand.self, InterfacesCommand.self, NAT64Command.self,
+            SynthesizeCommand.self,
+        ],
         defaultSubcommand: StatusCommand.self
     )
 
