@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "NetworkReachability", targets: ["NetworkReachability"]),
         .library(name: "NetworkReachabilityNotifications", targets: ["NetworkReachabilityNotifications"]),
         .library(name: "NetworkReachabilityValidation", targets: ["NetworkReachabilityValidation"]),
+        .library(name: "NetworkReachabilityValidationCore", targets: ["NetworkReachabilityValidationCore"]),
         .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
@@ -39,11 +40,19 @@ let package = Package(
             dependencies: ["NetworkReachability"],
             swiftSettings: strictSettings
         ),
-        // Validated connectivity (captive portals, dead uplinks) over HTTP: only its users pay for the HTTP stack.
+        // Validated connectivity (captive portals, dead uplinks) with any prober: no HTTP client of its own, so the
+        // simulated network's tests do not build one.
+        .target(
+            name: "NetworkReachabilityValidationCore",
+            dependencies: ["NetworkReachability", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+        // The validator over HTTP with AsyncHTTPClient: only its users pay for the HTTP stack.
         .target(
             name: "NetworkReachabilityValidation",
             dependencies: [
-                "NetworkReachability",
+                "NetworkReachability", "NetworkReachabilityValidationCore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -54,7 +63,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityTesting",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidation",
+                "NetworkReachability", "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -93,7 +102,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkReachabilityValidationTests",
-            dependencies: ["NetworkReachabilityValidation"],
+            dependencies: ["NetworkReachabilityValidation", "NetworkReachabilityValidationCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -102,6 +111,8 @@ let package = Package(
                 "NetworkReachability", "NetworkReachabilityNotifications", "NetworkReachabilityTesting",
                 "NetworkReachabilityValidation", "TestSupport", "LifecycleStorm", "CNetlink",
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,6 @@
 import Logging
 import NetworkReachability
-import NetworkReachabilityValidation
+import NetworkReachabilityValidationCore
 
 /// A network your tests drive by hand, in the spirit of swift-nio's `NIOEmbedded`: interfaces, carrier,
 /// addresses, routes, host names and DNS64, with no root, no namespace and no real traffic.

@@ -1,5 +1,5 @@
 import NetworkReachability
-import NetworkReachabilityValidation
+import NetworkReachabilityValidationCore
 
 /// Answers probes on a ``SimulatedNetwork`` from the answers a test set, at once; when the simulated internet
 /// is not reachable, a probe fails as it would on a real host.

@@ -4,22 +4,42 @@ import AsyncHTTPClient
 #elseif canImport(Musl)
     import Musl
 #endif
+import Logging
 import NIOCore
 import NIOPosix
 
 /// Probes with AsyncHTTPClient: no redirect followed, a new connection per probe (a kept-alive one may belong
-/// to the network before the change), the body read up to the limit, TLS verified as usual.
+/// to the network before the change: each request says `Connection: close`), the body read up to the limit, TLS
+/// verified as usual.
 ///
-/// Call ``shutdown()`` when done with a prober you made; a ``ConnectivityValidator`` shuts down the one it
-/// makes for itself.
+/// Call ``shutdown()`` when done with a prober that made its own client; a ``ConnectivityValidator`` shuts down
+/// the one it makes for itself, and never a client you passed.
 public final class HTTPConnectivityProber: ConnectivityProbing {
     private let client: HTTPClient
+    /// Whether the client is this prober's own, which ``shutdown()`` closes.
+    private let ownsClient: Bool
+    private let logger: Logger
 
-    /// Makes a prober on `eventLoopGroup` (NIO's shared group unless you pass one).
-    public init(eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+    /// Makes a prober with a client of its own on `eventLoopGroup` (NIO's shared group unless you pass one).
+    public init(
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = NetworkReachability.silentLogger
+    ) {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
         configuration.maximumUsesPerConnection = 1
         client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        ownsClient = true
+        self.logger = logger
+    }
+
+    /// Makes a prober that sends through your client, such as `HTTPClient.shared`, and never shuts it down.
+    ///
+    /// A client that follows redirects still tells a captive portal: the first redirect of the response's history
+    /// is the probe's answer, with its `Location`.
+    public init(httpClient: HTTPClient, logger: Logger = NetworkReachability.silentLogger) {
+        client = httpClient
+        ownsClient = false
+        self.logger = logger
     }
 
     /// Sends one `GET` to `url` and reads at most `bodyLimit` bytes of the answer, all within `timeout`.
@@ -32,7 +52,12 @@ public final class HTTPConnectivityProber: ConnectivityProbing {
         let (seconds, attoseconds) = timeout.components
         let deadline = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
         do {
-            let response = try await client.execute(request, deadline: deadline)
+            let response = try await client.execute(request, deadline: deadline, logger: logger)
+            if response.history.count > 1, let redirect = response.history.first?.responseHead,
+                (300..<400).contains(redirect.status.code)
+            {
+                return .http(status: Int(redirect.status.code), location: redirect.headers.first(name: "location"), body: [])
+            }
             // AsyncHTTPClient's deadline ends with the response head; the body gets what is left of it here.
             guard let body = try await Self.read(response.body, upTo: bodyLimit, before: deadline) else {
                 return .failed("timed out")
@@ -66,8 +91,10 @@ public final class HTTPConnectivityProber: ConnectivityProbing {
         }
     }
 
-    /// Closes the client's connections. Probes after this fail.
+    /// Closes the client's connections when the client is this prober's own (probes after this fail); a client you
+    /// passed is left as it is.
     public func shutdown() async throws {
+        guard ownsClient else { return }
         try await client.shutdown()
     }
 

@@ -4,6 +4,8 @@ import CNetlink
 #elseif canImport(Musl)
     import Musl
 #endif
+import AsyncHTTPClient
+import Logging
 import NIOCore
 import NIOPosix
 import NetworkReachabilityValidation
@@ -95,6 +97,36 @@ struct ValidationInNamespaceTests {
                 #expect(await seen.waitForAsync(expected.count) == expected)
             }
         }
+    }
+
+    /// A client of the caller's (AsyncHTTPClient's default configuration follows redirects) still tells the portal
+    /// by the redirect in its history; the validator logs to the caller's logger and leaves the client open.
+    @Test func aCallersClientAndLoggerAreUsedAndTheClientIsLeftOpen() async throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        try server.set(.redirect)
+        let group = try eventLoopGroup(in: network)
+        let client = HTTPClient(eventLoopGroup: group)
+        let messages = Recorder<String>()
+        let logger = Logger(label: "test") { _ in RecordingLogHandler(messages) }
+        let prober = NamespacedProber(HTTPConnectivityProber(httpClient: client, logger: logger), on: group.next())
+        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
+        let validator = try ConnectivityValidator(
+            reachability: NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger),
+            configuration: ValidationConfiguration(
+                probeURL: server.probeURL, timeout: .seconds(30), initialRetryDelay: .seconds(120),
+                maximumRetryDelay: .seconds(120)),
+            prober: prober, logger: logger)
+        let (seen, reader) = record(validator)
+        #expect(await seen.waitForAsync(2) == [.notChecked, .captivePortal(loginURL: server.loginURL)])
+        #expect(messages.values.contains { $0.hasPrefix("probe of \(server.probeURL): ") })
+        reader.cancel()
+        validator.close()
+        try await prober.inner.shutdown()  // a caller's client: not shut down by the prober or the validator
+        try await client.shutdown()  // so its own shutdown succeeds (a second one would throw)
+        try await group.shutdownGracefully()
     }
 
     @Test func aDroppedProbeIsLimitedOnceAndAnAnswerLaterValidates() async throws {

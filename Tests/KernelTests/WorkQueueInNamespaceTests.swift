@@ -1,3 +1,4 @@
+import Logging
 import Testing
 import TestSupport
 
@@ -10,11 +11,12 @@ struct WorkQueueInNamespaceTests {
     private struct JobFailure: Error, Equatable {}
 
     private func queue(
-        in network: TestNetwork, retryPolicy: RetryPolicy = .standard
+        in network: TestNetwork, retryPolicy: RetryPolicy = .standard,
+        logger: Logger = NetworkReachability.silentLogger
     ) throws -> (ReachabilityWorkQueue, ReachabilityMonitor) {
         let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
         let reachability = try NetworkReachability(target: .internet, monitor: monitor, logger: NetworkReachability.silentLogger)
-        return (try ReachabilityWorkQueue(reachability: reachability, retryPolicy: retryPolicy), monitor)
+        return (try ReachabilityWorkQueue(reachability: reachability, retryPolicy: retryPolicy, logger: logger), monitor)
     }
 
     @Test func jobsSubmittedOfflineRunInOrderOnceTheDefaultRouteReturns() async throws {
@@ -64,7 +66,9 @@ struct WorkQueueInNamespaceTests {
         defer { network.remove() }
         let policy = try RetryPolicy(
             maximumAttempts: 3, initialDelay: .milliseconds(100), multiplier: 3, maximumDelay: .seconds(1))
-        let (queue, _) = try queue(in: network, retryPolicy: policy)
+        let messages = Recorder<String>()
+        let (queue, _) = try queue(
+            in: network, retryPolicy: policy, logger: Logger(label: "test") { _ in RecordingLogHandler(messages) })
         let clock = ContinuousClock()
         let starts = Recorder<ContinuousClock.Instant>()
         let failing = queue.submit {
@@ -85,6 +89,9 @@ struct WorkQueueInNamespaceTests {
         #expect(times[0].duration(to: times[1]) >= .milliseconds(100))
         #expect(times[1].duration(to: times[2]) >= .milliseconds(300))
         #expect(await next.outcome.description == "succeeded after 1 attempt")
+        // The caller's logger heard each retry and the end
+        #expect(messages.values.filter { $0.hasPrefix("job \(failing.id): attempt") && $0.contains("again in") }.count == 2)
+        #expect(messages.values.contains { $0.hasPrefix("job \(failing.id) failed after 3 attempts") })
     }
 
     @Test func closingCancelsWaitingJobsAndStopsListening() async throws {

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import NetworkReachabilityValidation
+@testable import NetworkReachabilityValidationCore
 
 /// How a probe's response reads, as Android's and NetworkManager's connectivity checks read it.
 struct ProbeClassifierTests {

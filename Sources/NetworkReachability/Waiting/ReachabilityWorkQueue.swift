@@ -1,3 +1,5 @@
+import Logging
+
 /// Runs async jobs one at a time, in the order they were submitted, while a target is reachable: "send
 /// this when the network is back", done once and right.
 ///
@@ -30,11 +32,14 @@ public final class ReachabilityWorkQueue: Sendable {
     /// - Parameters:
     ///   - reachability: what the jobs need; the internet (the default route) unless you pass another target.
     ///   - retryPolicy: how a failing job is retried.
+    ///   - logger: where each failed, interrupted and retried attempt is logged (debug; a job that gives up, warning);
+    ///     nothing is logged unless you pass a logger.
     /// - Throws: the kernel subscription's error when it cannot be opened.
-    public init(reachability: NetworkReachability = NetworkReachability(), retryPolicy: RetryPolicy = .standard)
-        throws(ReachabilityError)
-    {
-        runner = WorkQueueRunner(reachability: reachability, retryPolicy: retryPolicy)
+    public init(
+        reachability: NetworkReachability = NetworkReachability(), retryPolicy: RetryPolicy = .standard,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        runner = WorkQueueRunner(reachability: reachability, retryPolicy: retryPolicy, logger: logger)
         try runner.start()
     }
 

@@ -1,3 +1,5 @@
+import Logging
+
 /// The state and the running task behind a ``ReachabilityWorkQueue``.
 ///
 /// Kept apart from the public object so that its task and its listener do not keep the queue alive:
@@ -47,12 +49,14 @@ final class WorkQueueRunner: Sendable {
 
     private let reachability: NetworkReachability
     private let retryPolicy: RetryPolicy
+    private let logger: Logger
     // Guarded by its lock; tasks are cancelled and continuations resumed only outside it.
     private let state = Locked(State())
 
-    init(reachability: NetworkReachability, retryPolicy: RetryPolicy) {
+    init(reachability: NetworkReachability, retryPolicy: RetryPolicy, logger: Logger) {
         self.reachability = reachability
         self.retryPolicy = retryPolicy
+        self.logger = logger
     }
 
     /// Starts listening to the target.
@@ -120,13 +124,24 @@ final class WorkQueueRunner: Sendable {
             attempts += 1
             let result = await attempt.result
             let (interrupted, stop) = endAttempt()
-            guard case .failure(let error) = result else { return .succeeded(attempts: attempts) }
+            guard case .failure(let error) = result else {
+                logger.debug("job \(entry.job.id) succeeded after \(attempts) attempts")
+                return .succeeded(attempts: attempts)
+            }
             if let stop { return stop.outcome(attempts: attempts) }
-            if interrupted { continue }
+            if interrupted {
+                logger.debug("job \(entry.job.id): attempt \(attempts) interrupted, \(reachability.target) not reachable")
+                continue
+            }
             failures += 1
-            guard failures < retryPolicy.maximumAttempts else { return .failed(error, attempts: attempts) }
+            guard failures < retryPolicy.maximumAttempts else {
+                logger.warning("job \(entry.job.id) failed after \(attempts) attempts: \(error)")
+                return .failed(error, attempts: attempts)
+            }
+            let delay = retryPolicy.delay(afterFailures: failures)
+            logger.debug("job \(entry.job.id): attempt \(attempts) failed (\(error)); again in \(delay)")
             // A stop cancels the runner, which ends the sleep early.
-            try? await Task.sleep(for: retryPolicy.delay(afterFailures: failures))
+            try? await Task.sleep(for: delay)
         }
     }
 

@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import NetworkReachability
 
 /// Checks that the internet really carries traffic, not only that a packet can leave: detects captive
@@ -24,18 +25,30 @@ public final class ConnectivityValidator: Sendable {
 
     // MARK: - Initialization
 
-    /// Starts validating.
+    /// Starts validating with `prober`: a simulated network's in tests, or your own HTTP stack's.
+    /// (`NetworkReachabilityValidation` adds the initializer that probes with AsyncHTTPClient.)
     ///
     /// - Parameters:
     ///   - reachability: what must be reachable before a probe is sent; the internet unless you pass another.
     ///   - configuration: the probe URL, timeouts and retry delays.
-    ///   - prober: what sends probes; AsyncHTTPClient unless you pass another (a simulated network's, in tests).
+    ///   - prober: what sends probes.
+    ///   - logger: where each probe's outcome is logged (debug); nothing is logged unless you pass a logger.
     /// - Throws: the kernel subscription's error when it cannot be opened.
-    public init(
+    public convenience init(
         reachability: NetworkReachability = NetworkReachability(), configuration: ValidationConfiguration,
-        prober: (any ConnectivityProbing)? = nil
+        prober: any ConnectivityProbing, logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
-        runner = ValidationRunner(reachability: reachability, configuration: configuration, prober: prober)
+        try self.init(reachability: reachability, configuration: configuration, prober: prober, logger: logger, closing: nil)
+    }
+
+    /// Starts validating with `prober`, and calls `closing` once when the validator closes: a prober made for this
+    /// validator alone is released there.
+    public init(
+        reachability: NetworkReachability, configuration: ValidationConfiguration, prober: any ConnectivityProbing,
+        logger: Logger, closing: (@Sendable () async -> Void)?
+    ) throws(ReachabilityError) {
+        runner = ValidationRunner(
+            reachability: reachability, configuration: configuration, prober: prober, logger: logger, closing: closing)
         try runner.start()
     }
 

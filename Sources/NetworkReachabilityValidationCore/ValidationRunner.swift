@@ -1,4 +1,5 @@
 import Dispatch
+import Logging
 import NetworkReachability
 
 /// The state and the probing task behind a ``ConnectivityValidator``, kept apart from the public object so
@@ -27,23 +28,22 @@ final class ValidationRunner: Sendable {
     let configuration: ValidationConfiguration
     private let reachability: NetworkReachability
     private let prober: any ConnectivityProbing
-    /// The prober made for this validator, shut down with it.
-    private let ownProber: HTTPConnectivityProber?
+    private let logger: Logger
+    /// Releases what the validator made for itself (an HTTP client of its own), once, when it closes.
+    private let closing: (@Sendable () async -> Void)?
     // Guarded by its lock. Deliveries are handed to queues and streams under it, so they keep their order;
     // neither runs user code there.
     private let state = Locked(State())
 
-    init(reachability: NetworkReachability, configuration: ValidationConfiguration, prober: (any ConnectivityProbing)?) {
+    init(
+        reachability: NetworkReachability, configuration: ValidationConfiguration, prober: any ConnectivityProbing,
+        logger: Logger, closing: (@Sendable () async -> Void)?
+    ) {
         self.reachability = reachability
         self.configuration = configuration
-        if let prober {
-            self.prober = prober
-            ownProber = nil
-        } else {
-            let own = HTTPConnectivityProber()
-            self.prober = own
-            ownProber = own
-        }
+        self.prober = prober
+        self.logger = logger
+        self.closing = closing
     }
 
     /// Starts following the target's changes.
@@ -94,6 +94,7 @@ final class ValidationRunner: Sendable {
             case .limited(let reason): outcome = .limited(reason: reason)
             }
             guard !Task.isCancelled else { return }
+            logger.debug("probe of \(configuration.probeURL): \(outcome)")
             state.withLock { state in
                 guard state.generation == generation, !state.isClosed else { return }
                 publish(outcome, in: &state)
@@ -192,6 +193,6 @@ final class ValidationRunner: Sendable {
         cycle?.cancel()
         if let observer { reachability.removeConsumer(observer) }
         for case .stream(let continuation) in listeners { continuation.finish() }
-        if let ownProber { Task { try? await ownProber.shutdown() } }
+        if let closing { Task { await closing() } }
     }
 }

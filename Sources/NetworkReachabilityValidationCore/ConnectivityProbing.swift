@@ -10,8 +10,8 @@ public enum ProbeResponse: Sendable, Hashable {
 /// Sends one bounded HTTP `GET`: redirects are not followed, the body is read up to a limit, and the whole
 /// request ends within a timeout.
 ///
-/// ``HTTPConnectivityProber`` does it with AsyncHTTPClient; `NetworkReachabilityTesting`'s simulated network
-/// answers from what a test set.
+/// `NetworkReachabilityValidation`'s `HTTPConnectivityProber` does it with AsyncHTTPClient;
+/// `NetworkReachabilityTesting`'s simulated network answers from what a test set.
 public protocol ConnectivityProbing: Sendable {
     /// Fetches `url`.
     ///
