@@ -59,6 +59,35 @@ public final class NetworkReachability: Sendable {
         try self.init(target: target, monitor: .system, resolutionTimeout: resolutionTimeout, logger: logger)
     }
 
+    /// Watches `target` through interfaces of `requiredInterfaceType` only, as NWPathMonitor's initializer of that
+    /// name does: reachable only when a route carries it out of such an interface (the kernel is asked for the route
+    /// out of each one), else not reachable for ``UnsatisfiedReason/prohibitedInterfaceType``.
+    ///
+    /// - Throws: as ``init(target:resolutionTimeout:logger:)``.
+    public convenience init(
+        target: ReachabilityTarget = .internet, requiredInterfaceType: NetworkInterface.InterfaceType,
+        resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        try self.init(
+            target: .restricted(target, InterfaceRestriction(requiredType: requiredInterfaceType)),
+            resolutionTimeout: resolutionTimeout, logger: logger)
+    }
+
+    /// Watches `target` through interfaces of any type but `prohibitedInterfaceTypes`, as NWPathMonitor's
+    /// initializer of that name does; `[.cellular]` is ashleymills' `allowsCellularConnection = false`.
+    ///
+    /// - Throws: as ``init(target:resolutionTimeout:logger:)``.
+    public convenience init(
+        target: ReachabilityTarget = .internet, prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>,
+        resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
+        logger: Logger = NetworkReachability.silentLogger
+    ) throws(ReachabilityError) {
+        try self.init(
+            target: .restricted(target, InterfaceRestriction(prohibitedTypes: prohibitedInterfaceTypes)),
+            resolutionTimeout: resolutionTimeout, logger: logger)
+    }
+
     /// Watches the internet: a default or split-default route, IPv4 or IPv6 (Apple's `0.0.0.0`).
     public convenience init(logger: Logger = NetworkReachability.silentLogger) {
         self.init(validatedTarget: .internet, monitor: .system, resolutionTimeout: Self.defaultResolutionTimeout, logger: logger)

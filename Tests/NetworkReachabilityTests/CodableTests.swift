@@ -73,6 +73,17 @@ struct CodableTests {
         #expect(try JSONDecoder().decode(NetworkReachabilityStatus.self, from: data) == .reachable(.cellular))
     }
 
+    @Test(arguments: [
+        ReachabilityTarget.restricted(.internet, .noCellular),
+        .restricted(
+            .host(try! HostName("api.example.com")),
+            InterfaceRestriction(requiredType: .wifi, prohibitedTypes: [.other, .cellular])),
+        .addressPair(local: try! IPAddress("192.0.2.2"), remote: try! IPAddress("192.0.2.1")), .linkLocal,
+    ])
+    func aTargetDecodesFromItsDescription(target: ReachabilityTarget) throws {
+        #expect(try JSONDecoder().decode(ReachabilityTarget.self, from: JSONEncoder().encode(target)) == target)
+    }
+
     @Test func unknownWordsAreDecodingErrors() {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(ReachabilityFlags.self, from: Data(#"["reachable","isFast"]"#.utf8))

@@ -67,6 +67,23 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
+    /// Asks which route a packet to `destination` would take out of the interface with `interfaceIndex`, and
+    /// whether a table entry sends it there at all, in one round trip. Pinned to an interface with no route through
+    /// it, the kernel answers as if the destination were on that interface's link; the entry (`fibmatch`) tells the
+    /// two apart, so such an answer is no route.
+    func lookupRoute(
+        to destination: IPAddress, from source: IPAddress?, outOf interfaceIndex: Int
+    ) throws(ReachabilityError) -> RouteAnswer {
+        let answers = try lookupRoutes(2) { position in
+            position == 0
+                ? .route(to: destination, from: source, interfaceIndex: interfaceIndex)
+                : .matchedRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
+        }
+        guard answers.count == 2 else { throw .malformedKernelReply("pinned route lookup answers") }
+        guard case .route = answers[1] else { return answers[1] }
+        return answers[0]
+    }
+
     /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
         try lookupRoutes(destinations.count) { KernelRequest.route(to: destinations[$0], from: nil, interfaceIndex: nil) }

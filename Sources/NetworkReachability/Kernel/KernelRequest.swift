@@ -12,7 +12,7 @@ enum KernelRequest: Equatable {
     case route(to: IPAddress, from: IPAddress?, interfaceIndex: Int?)
     /// `RTM_GETROUTE` with `RTM_F_FIB_MATCH` and `RTM_F_LOOKUP_TABLE` (`ip route get … fibmatch`): the table entry
     /// a packet to the destination matches, with its prefix and table, not the path the packet would take.
-    case matchedRoute(to: IPAddress)
+    case matchedRoute(to: IPAddress, from: IPAddress? = nil, interfaceIndex: Int? = nil)
     /// `RTM_GETROUTE` dump of one family's routes, in one table and of one type (`RTN_*`) where given; the kernel
     /// filters only on a socket with strict checking (`NETLINK_GET_STRICT_CHK`).
     case routes(family: IPAddress.Family, table: UInt32?, type: UInt8?)
@@ -71,9 +71,11 @@ enum KernelRequest: Equatable {
             attributes += attribute(destination.byteCount)
             if let source { attributes += attribute(source.byteCount) }
             if interfaceIndex != nil { attributes += attribute(4) }
-        case .matchedRoute(let destination):
+        case .matchedRoute(let destination, let source, let interfaceIndex):
             familyHeader = Int(cnl_rtmsg_length())
             attributes += attribute(destination.byteCount)
+            if let source { attributes += attribute(source.byteCount) }
+            if interfaceIndex != nil { attributes += attribute(4) }
         case .routes(_, let table, _):
             familyHeader = Int(cnl_rtmsg_length())
             if table != nil { attributes += attribute(4) }
@@ -101,11 +103,13 @@ enum KernelRequest: Equatable {
             writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
             if let source { writer.attribute(UInt16(RTA_SRC.rawValue), address: source) }
             if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
-        case .matchedRoute(let destination):
+        case .matchedRoute(let destination, let source, let interfaceIndex):
             // Without RTM_F_LOOKUP_TABLE the answer names `main`, whatever table the entry is in.
             let flags = UInt32(RTM_F_FIB_MATCH) | UInt32(RTM_F_LOOKUP_TABLE)
-            Self.writeLookupHeader(destination, hasSource: false, flags: flags, into: &writer)
+            Self.writeLookupHeader(destination, hasSource: source != nil, flags: flags, into: &writer)
             writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
+            if let source { writer.attribute(UInt16(RTA_SRC.rawValue), address: source) }
+            if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
         case .routes(let family, let table, let type):
             // struct rtmsg with only the family, the table (RTA_TABLE too, for tables above 255) and the type
             writer.field(Self.addressFamily(family))

@@ -15,6 +15,10 @@ protocol RouteQuerying: AnyObject, Sendable {
     /// the interface with `interfaceIndex`.
     func lookupRoute(to destination: IPAddress, from source: IPAddress?, interfaceIndex: Int?) throws(ReachabilityError)
         -> RouteAnswer
+    /// Which route a packet to `destination` would take out of the interface with `interfaceIndex`; no route when
+    /// no table entry sends it through that interface (never the on-link guess the kernel makes for a pinned lookup).
+    func lookupRoute(to destination: IPAddress, from source: IPAddress?, outOf interfaceIndex: Int) throws(ReachabilityError)
+        -> RouteAnswer
     /// The routes to several destinations in one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
     /// Every address of every link.

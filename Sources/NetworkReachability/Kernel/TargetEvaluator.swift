@@ -24,10 +24,10 @@ final class TargetEvaluator {
     let classifier: any InterfaceClassifying
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
-    private let hosts: HostDirectory
-    private let resolutionTimeout: Duration
+    let hosts: HostDirectory
+    let resolutionTimeout: Duration
     /// Whether a host's resolution is asked afresh (a read) or taken as the monitor keeps it.
-    private let refreshesHosts: Bool
+    let refreshesHosts: Bool
     /// The internet probes' answers, each once asked.
     private var internetIPv4: RouteAnswer?
     private var internetIPv6: RouteAnswer?
@@ -70,6 +70,8 @@ final class TargetEvaluator {
             return try pinned(to: localZone ?? remoteZone, snapshot(target, family: remote.family, answer))
         case .host(let name):
             return try evaluateHost(name, hosts.resolution(of: name, timeout: resolutionTimeout, refresh: refreshesHosts))
+        case .restricted(let inner, let restriction):
+            return try evaluate(inner, restrictedTo: restriction)
         }
     }
 
@@ -107,7 +109,7 @@ final class TargetEvaluator {
             }
         case .addressPair(let local, let remote):
             guard local.zone == nil, remote.zone == nil else { return .always }
-        case .internet, .linkLocal, .host:
+        case .internet, .linkLocal, .host, .restricted:
             return .always
         }
         return TargetDependency(
@@ -119,6 +121,7 @@ final class TargetEvaluator {
     func validate(_ target: ReachabilityTarget) throws(ReachabilityError) {
         switch target {
         case .internet, .linkLocal, .host: return
+        case .restricted(let inner, _): try validate(inner)
         case .address(let address):
             guard try resolveZone(of: address) != nil else { throw .unknownZone(address.zone ?? "") }
         case .addressPair(let local, let remote):
@@ -181,7 +184,10 @@ final class TargetEvaluator {
 
     /// Each resolved address is evaluated as an address target; the path is the first reachable one's, in
     /// `getaddrinfo`'s (RFC 6724) order, else the first's. Pending, failed or empty resolutions give no flags.
-    private func evaluateHost(_ name: HostName, _ resolution: HostResolution) throws(ReachabilityError) -> ReachabilitySnapshot {
+    func evaluateHost(
+        _ name: HostName, _ resolution: HostResolution,
+        addressesBy evaluateAddress: ((IPAddress) throws(ReachabilityError) -> ReachabilitySnapshot)? = nil
+    ) throws(ReachabilityError) -> ReachabilitySnapshot {
         guard resolution.state == .resolved, !resolution.addresses.isEmpty else {
             let reason: UnsatisfiedReason =
                 switch resolution.state {
@@ -193,7 +199,11 @@ final class TargetEvaluator {
         }
         var evaluated: [(address: IPAddress, snapshot: ReachabilitySnapshot)] = []
         for address in resolution.addresses {
-            evaluated.append((address, try evaluate(.address(address))))
+            if let evaluateAddress {
+                evaluated.append((address, try evaluateAddress(address)))
+            } else {
+                evaluated.append((address, try evaluate(.address(address))))
+            }
         }
         // The most usable address by the internet's rule; on a tie the first, in getaddrinfo's (RFC 6724) order.
         let best = evaluated.map { Self.rank($0.snapshot.flags) }.max() ?? 0
@@ -209,10 +219,13 @@ final class TargetEvaluator {
         return ReachabilitySnapshot(target: .host(name), flags: chosen.snapshot.flags, path: path)
     }
 
-    private func evaluateLinkLocal() throws(ReachabilityError) -> ReachabilitySnapshot {
+    /// The link-local network, through the interface with `onlyInterface` alone when given.
+    func evaluateLinkLocal(onlyInterface: Int? = nil) throws(ReachabilityError) -> ReachabilitySnapshot {
         let linksByIndex = Dictionary(try links.allLinks().map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
         let candidates = try queries.addresses().filter { address in
-            guard address.address.isLinkLocal, address.isUsable, let link = linksByIndex[address.interfaceIndex] else {
+            guard address.address.isLinkLocal, address.isUsable, let link = linksByIndex[address.interfaceIndex],
+                onlyInterface == nil || onlyInterface == link.index
+            else {
                 return false
             }
             return !link.isLoopback && link.isReadyToCarry
@@ -284,7 +297,7 @@ final class TargetEvaluator {
     }
 
     /// The zone's interface index: `.some(nil)` without a zone, `nil` when the zone names no interface.
-    private func resolveZone(of address: IPAddress) throws(ReachabilityError) -> Int?? {
+    func resolveZone(of address: IPAddress) throws(ReachabilityError) -> Int?? {
         guard let zone = address.zone else { return .some(nil) }
         if let index = Int(zone), index > 0, index <= Int(Int32.max) {
             return try links.link(index: index) == nil ? nil : .some(index)
@@ -346,7 +359,7 @@ final class TargetEvaluator {
     }
 
     /// How usable flags are: reachable, reachable once a connection is made, or neither.
-    private static func rank(_ flags: ReachabilityFlags) -> Int {
+    static func rank(_ flags: ReachabilityFlags) -> Int {
         NetworkReachabilityStatus(flags).isReachable ? 2 : flags.contains(.reachable) ? 1 : 0
     }
 

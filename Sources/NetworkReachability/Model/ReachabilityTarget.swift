@@ -13,6 +13,8 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
     indirect case addressPair(local: IPAddress, remote: IPAddress)
     /// A named host: resolved off the caller's thread, then each address evaluated; reachable when any is.
     case host(HostName)
+    /// Another target, reachable only through the interface types `restriction` allows.
+    indirect case restricted(ReachabilityTarget, InterfaceRestriction)
 
     /// Parses the words the `reach` command takes: `internet`, `link-local`, an IP literal, a host name, or a URL
     /// (text with `://`), which stands for its host.
@@ -76,24 +78,47 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
         case .address(let address): address.description
         case .addressPair(let local, let remote): "\(remote) from \(local)"
         case .host(let host): host.name
+        case .restricted(let target, let restriction): "\(target) [\(restriction)]"
+        }
+    }
+
+    /// The host name this target resolves, restricted or not.
+    package var hostName: HostName? {
+        switch self {
+        case .host(let name): name
+        case .restricted(let target, _): target.hostName
+        case .internet, .linkLocal, .address, .addressPair: nil
         }
     }
 }
 
 extension ReachabilityTarget: Codable {
-    /// Decodes what ``description`` prints: `internet`, `link-local`, an address, `REMOTE from LOCAL`, a host name.
+    /// Decodes what ``description`` prints: `internet`, `link-local`, an address, `REMOTE from LOCAL`, a host name,
+    /// and any of them restricted: `internet [not cellular]`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         do {
-            let pair = text.split(separator: " from ", maxSplits: 1).map(String.init)
-            if pair.count == 2 {
-                self = .addressPair(local: try IPAddress(pair[1]), remote: try IPAddress(pair[0]))
-            } else {
-                self = try ReachabilityTarget(parsing: text)
+            if text.hasSuffix("]"), let open = text.ranges(of: " [").last,
+                let restriction = InterfaceRestriction(parsing: text[open.upperBound..<text.index(before: text.endIndex)])
+            {
+                let inner = try ReachabilityTarget(fromDescription: String(text[..<open.lowerBound]))
+                self = .restricted(inner, restriction)
+                return
             }
+            self = try ReachabilityTarget(fromDescription: text)
         } catch {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: error.description)
+        }
+    }
+
+    /// Reads what ``description`` prints for an unrestricted target.
+    private init(fromDescription text: String) throws(ReachabilityError) {
+        let pair = text.split(separator: " from ", maxSplits: 1).map(String.init)
+        if pair.count == 2 {
+            self = .addressPair(local: try IPAddress(pair[1]), remote: try IPAddress(pair[0]))
+        } else {
+            self = try ReachabilityTarget(parsing: text)
         }
     }
 

@@ -72,7 +72,7 @@ package final class ReachabilityMonitor: Sendable {
     /// A monitor of `backend`; it subscribes when the first consumer is added.
     package init(backend: any RoutingBackend) {
         self.backend = backend
-        backend.hosts.onChange { [weak self] name in self?.reevaluate(.host(name)) }
+        backend.hosts.onChange { [weak self] name in self?.reevaluate(host: name) }
     }
 
     // MARK: - Consumers
@@ -86,7 +86,7 @@ package final class ReachabilityMonitor: Sendable {
     /// - Throws: when the subscription cannot be opened.
     package func add(_ consumer: Consumer, resolutionTimeout: Duration, logger: Logger) throws(ReachabilityError) {
         // Watched before the consumer is visible, so no evaluation meets the name unknown to the directory.
-        if case .host(let name) = consumer.target { backend.hosts.watch(name, timeout: resolutionTimeout) }
+        if let name = consumer.target.hostName { backend.hosts.watch(name, timeout: resolutionTimeout) }
         let opened: (Loop, isNew: Bool)
         do {
             opened = try state.withLock { (state: inout State) throws(ReachabilityError) -> (Loop, Bool) in
@@ -102,7 +102,7 @@ package final class ReachabilityMonitor: Sendable {
                 return (loop, existing == nil)
             }
         } catch {
-            if case .host(let name) = consumer.target { backend.hosts.unwatch(name) }
+            if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
             throw error
         }
         let (loop, isNew) = opened
@@ -143,7 +143,7 @@ package final class ReachabilityMonitor: Sendable {
             state.counted = state.counted.adding(loop.subscription.statistics)
             return loop
         }
-        if case .host(let name) = consumer.target { backend.hosts.unwatch(name) }
+        if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
         return finished
     }
 
@@ -167,12 +167,21 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
-    /// Evaluates `target` again soon, if anyone listens to it (a host's resolution changed).
-    func reevaluate(_ target: ReachabilityTarget) {
+    /// Evaluates the targets that resolve `name` (the host, and the host restricted to interface types) again soon,
+    /// if anyone listens to them: the name's resolution changed.
+    func reevaluate(host name: HostName) {
         let loop: Loop? = state.withLock { state in
-            guard let entry = state.entries[target] else { return nil }
-            entry.isDue = true
-            return state.loop
+            var found = false
+            if let entry = state.entries[.host(name)] {
+                entry.isDue = true
+                found = true
+            }
+            // Restricted targets on the name: few, and only these need the walk.
+            for (target, entry) in state.entries where target.hostName == name && target != .host(name) {
+                entry.isDue = true
+                found = true
+            }
+            return found ? state.loop : nil
         }
         loop?.subscription.wake()
     }
@@ -248,7 +257,7 @@ package final class ReachabilityMonitor: Sendable {
         // On its own thread: detached, as nobody will join it now.
         Self.takeThread(of: loop)?.join()
         for consumer in dropped {
-            if case .host(let name) = consumer.target { backend.hosts.unwatch(name) }
+            if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
             consumer.end(because: error)
         }
     }
@@ -275,7 +284,7 @@ package final class ReachabilityMonitor: Sendable {
             evaluate(due[start..<min(start + Self.partSize, due.count)], after: changes, through: subscription)
         }
         // A host's pending state has now been heard: only then may its first resolution start.
-        for (entry, _) in due { if case .host(let name) = entry.target { backend.hosts.beginResolving(name) } }
+        for (entry, _) in due { if let name = entry.target.hostName { backend.hosts.beginResolving(name) } }
     }
 
     /// Targets per part of a pass. While the monitor's thread evaluates a part, the queues' threads deliver the one

@@ -56,7 +56,7 @@ package struct TargetDependency: Sendable, Equatable {
         switch target {
         case .address(let address): if touches(address) { return true }
         case .addressPair(let local, let remote): if touches(remote) || touches(local) { return true }
-        case .internet, .linkLocal, .host: break
+        case .internet, .linkLocal, .host, .restricted: break
         }
         return destinations.contains(where: touches)
     }

@@ -11,6 +11,11 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         state.withLock { $0.lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex) }
     }
 
+    /// The simulated table answers a pinned lookup with routes through that interface only, as the kernel's entry does.
+    func lookupRoute(to destination: IPAddress, from source: IPAddress?, outOf interfaceIndex: Int) -> RouteAnswer {
+        lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
+    }
+
     func lookupRoutes(to destinations: [IPAddress]) -> [RouteAnswer] {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
