@@ -62,7 +62,8 @@ struct InterfaceRestrictionInNamespaceTests {
         for restriction in [InterfaceRestriction.noCellular, InterfaceRestriction(requiredType: .wifi)] {
             let snapshot = try uplinks.reachability(.restricted(.internet, restriction)).currentSnapshot()
             #expect(snapshot.status == .reachable(.ethernetOrWiFi), "\(restriction)")
-            #expect(snapshot.path.interface?.name == "rn0" && snapshot.path.interface?.type == .wifi)
+            #expect(snapshot.path.interface?.name == "rn0" && snapshot.path.usesInterfaceType(.wifi))
+            #expect(!snapshot.path.usesInterfaceType(.cellular))
             #expect(snapshot.path.gateway?.description == TestNetwork.gatewayIPv4)
             #expect(snapshot.target == .restricted(.internet, restriction))
         }

@@ -55,7 +55,8 @@ struct CodableTests {
         #expect(
             Set(object.keys) == [
                 "target", "status", "connection", "flags", "flagsString", "interface", "gateway", "supportsIPv4",
-                "supportsIPv6", "isExpensive", "reason", "isIPv6Only", "nat64Prefixes", "advertisedDNSServers", "captivePortal",
+                "supportsIPv6", "isExpensive", "reason", "gateways", "availableInterfaces", "isIPv6Only", "nat64Prefixes",
+                "advertisedDNSServers", "captivePortal", "supportsDNS",
             ])
         #expect(object["status"] as? String == "reachable")
         #expect(object["connection"] as? String == "ethernetOrWiFi")

@@ -130,6 +130,28 @@ struct NetlinkParsingTests {
         #expect(odd.type == .unicast)
     }
 
+    /// `RTA_MULTIPATH`: each `rtnexthop` (length, flags, hops, interface index) with its own `RTA_GATEWAY`; every
+    /// gateway is read, and a hop whose length lies makes the whole message malformed.
+    @Test func aMultipathRouteNamesEveryNextHopsGatewayAndALyingHopIsMalformed() throws {
+        func hop(_ gateway: [UInt8], interface: UInt32, length: UInt16? = nil) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.appendNative(length ?? UInt16(8 + 4 + gateway.count))
+            bytes += [0, 0]  // flags, hops
+            bytes.appendNative(interface)
+            bytes.appendNative(UInt16(4 + gateway.count))
+            bytes.appendNative(UInt16(RTA_GATEWAY.rawValue))
+            return bytes + gateway
+        }
+        let multipath = hop([192, 0, 2, 1], interface: 2) + hop([198, 51, 100, 1], interface: 3)
+        let route = try #require(RouteMessage(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), multipath)])))
+        #expect(route.hasNextHopChoice)
+        #expect(try route.multipathGateways == [IPAddress("192.0.2.1"), IPAddress("198.51.100.1")])
+        for length: UInt16 in [7, 200] {
+            let lying = hop([192, 0, 2, 1], interface: 2, length: length)
+            #expect(RouteMessage(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), lying)])) == nil, "\(length)")
+        }
+    }
+
     /// An `RTM_NEWROUTE` for IPv4 in the main table, unicast, with `attributes` in order.
     private static func routeMessage(_ attributes: [(UInt16, [UInt8])]) -> NetlinkMessage {
         var payload: [UInt8] = [UInt8(AF_INET), 24, 0, 0, UInt8(RT_TABLE_MAIN.rawValue), 0, 0, UInt8(RTN_UNICAST)]

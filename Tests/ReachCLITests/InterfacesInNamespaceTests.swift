@@ -47,4 +47,36 @@ struct InterfacesInNamespaceTests {
         #expect(table.lines.first?.hasPrefix("IDX  NAME") == true)
         #expect(table.lines.contains { $0.contains("rn0") && $0.contains("veth") && $0.contains(" no ") })
     }
+
+    /// NWPath's view of the internet: every gateway of a multipath default route, the usable interfaces (the
+    /// route's own first) and whether a name server is configured.
+    @Test func theInternetsPathNamesEveryGatewayEveryUsableInterfaceAndDNS() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.ip("link", "add", "rn1", "type", "veth", "peer", "name", "rngw1", "netns", network.gatewayName)
+        try network.gatewayIP("addr", "add", "198.51.100.1/24", "dev", "rngw1")
+        try network.gatewayIP("link", "set", "rngw1", "up")
+        try network.ip("addr", "add", "198.51.100.2/24", "dev", "rn1")
+        try network.ip("link", "set", "rn1", "up")
+        try network.waitForOperationalState("UP", of: "rn1")
+        try network.ip(
+            "route", "replace", "default", "nexthop", "via", TestNetwork.gatewayIPv4, "dev", "rn0", "nexthop", "via",
+            "198.51.100.1", "dev", "rn1")
+        try network.setResolverConfiguration(nameserver: TestNetwork.gatewayIPv4)
+        var (exit, json) = try ReachBinary.status(in: network, [])
+        #expect(exit == 0)
+        #expect(Set(json["gateways"] as? [String] ?? []) == [TestNetwork.gatewayIPv4, "198.51.100.1"])
+        let available = (json["availableInterfaces"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(Set(available) == ["rn0", "rn1"])
+        #expect(available.first == json.interface("name") as? String)
+        #expect(json.bool("supportsDNS") == true)
+
+        try network.writeResolverConfiguration("")
+        (exit, json) = try ReachBinary.status(in: network, [])
+        #expect(json.bool("supportsDNS") == false)
+        (exit, json) = try ReachBinary.status(in: network, [TestNetwork.gatewayIPv4])
+        #expect(json["gateways"] as? [String] == [])
+        #expect((json["availableInterfaces"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["rn0"])
+        #expect(json["supportsDNS"] == nil)
+    }
 }

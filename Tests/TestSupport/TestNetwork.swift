@@ -201,6 +201,11 @@ public final class TestNetwork: @unchecked Sendable {
         try writeEtc("resolv.conf", "nameserver \(nameserver)\noptions timeout:\(timeoutSeconds) attempts:\(attempts)\n")
     }
 
+    /// Writes the host namespace's own `/etc/resolv.conf` as `text`: empty for a host with no name server.
+    public func writeResolverConfiguration(_ text: String) throws {
+        try writeEtc("resolv.conf", text)
+    }
+
     /// Writes the host namespace's own `/etc/hosts`.
     public func setHostsFile(_ lines: [String]) throws {
         try writeEtc("hosts", (["127.0.0.1 localhost"] + lines).joined(separator: "\n") + "\n")

@@ -84,6 +84,13 @@ final class KernelQueries: RouteQuerying {
         return answers[0]
     }
 
+    /// Asks which table entry a packet to `destination` matches (`fibmatch`).
+    func matchedRoute(to destination: IPAddress) throws(ReachabilityError) -> RouteAnswer {
+        let answers = try lookupRoutes([.entry(matching: destination)])
+        guard let answer = answers.first else { throw .malformedKernelReply("matched route answer") }
+        return answer
+    }
+
     /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
         try lookupRoutes(destinations.count) { KernelRequest.route(to: destinations[$0], from: nil, interfaceIndex: nil) }

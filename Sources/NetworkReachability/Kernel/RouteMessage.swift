@@ -44,6 +44,9 @@ struct RouteMessage: Sendable, Equatable {
     /// Whether the route has several next hops, or a next-hop object that may be a group: the kernel then picks
     /// one per destination (by hash), so destinations matching the route may leave by different paths.
     var hasNextHopChoice = false
+    /// The next hops' gateways of a multipath route (`RTA_MULTIPATH`), in the kernel's order; empty otherwise. A
+    /// path lookup names the one hop it took; a table entry's answer (`fibmatch`) names them all.
+    var multipathGateways: [IPAddress] = []
     /// The type of service the route is for (0 for any), and its metric: with the table and destination, what
     /// tells one route from another.
     var tos: UInt8 = 0
@@ -91,6 +94,7 @@ struct RouteMessage: Sendable, Equatable {
         route.tos = tos
         var seen: UInt64 = 0  // a bit per attribute type read below, all < 64
         var via: IPAddress?
+        var lies = false
         let wellFormed = NetlinkAttribute.visit(attributes) { type, value in
             guard type < 64, seen & (1 << type) == 0 else { return }
             seen |= 1 << type
@@ -103,14 +107,47 @@ struct RouteMessage: Sendable, Equatable {
                 via = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))
             case UInt16(RTA_PREFSRC.rawValue): route.preferredSource = IPAddress(networkOrder: value)
             case UInt16(RTA_OIF.rawValue): route.outputInterface = value.uint32(at: 0).map(Int.init)
-            case UInt16(RTA_MULTIPATH.rawValue), UInt16(RTA_NH_ID.rawValue): route.hasNextHopChoice = true
+            case UInt16(RTA_MULTIPATH.rawValue):
+                route.hasNextHopChoice = true
+                guard let gateways = Self.nextHopGateways(value) else {
+                    lies = true
+                    return
+                }
+                route.multipathGateways = gateways
+            case UInt16(RTA_NH_ID.rawValue): route.hasNextHopChoice = true
             case UInt16(RTA_PRIORITY.rawValue): route.priority = value.uint32(at: 0)
             default: break
             }
         }
-        guard wellFormed else { return nil }
+        guard wellFormed, !lies else { return nil }
         if route.gateway == nil { route.gateway = via }
         return route
+    }
+
+    /// The gateways of `RTA_MULTIPATH`'s run of `struct rtnexthop` (length, flags, hops, interface index; then the
+    /// hop's own attributes, `RTA_GATEWAY` or `RTA_VIA`), each padded to 4 bytes; `nil` when a length lies.
+    static func nextHopGateways(_ bytes: UnsafeRawBufferPointer) -> [IPAddress]? {
+        let headerLength = 8  // sizeof(struct rtnexthop)
+        var gateways: [IPAddress] = []
+        var offset = 0
+        while offset < bytes.count {
+            guard let length = bytes.uint16(at: offset).map(Int.init), length >= headerLength,
+                let hop = bytes.bytes(at: offset, count: length)
+            else { return nil }
+            var gateway: IPAddress?
+            let wellFormed = NetlinkAttribute.visit(UnsafeRawBufferPointer(rebasing: hop[headerLength...])) { type, value in
+                switch type {
+                case UInt16(RTA_GATEWAY.rawValue) where gateway == nil: gateway = IPAddress(networkOrder: value)
+                case UInt16(RTA_VIA.rawValue) where gateway == nil && value.count > 2:
+                    gateway = IPAddress(networkOrder: UnsafeRawBufferPointer(rebasing: value[2...]))
+                default: break
+                }
+            }
+            guard wellFormed else { return nil }
+            if let gateway { gateways.append(gateway) }
+            offset += (length + 3) & ~3
+        }
+        return gateways
     }
 }
 

@@ -19,6 +19,9 @@ protocol RouteQuerying: AnyObject, Sendable {
     /// no table entry sends it through that interface (never the on-link guess the kernel makes for a pinned lookup).
     func lookupRoute(to destination: IPAddress, from source: IPAddress?, outOf interfaceIndex: Int) throws(ReachabilityError)
         -> RouteAnswer
+    /// The table entry a packet to `destination` matches (`ip route get … fibmatch`): a multipath route with all
+    /// its next hops, where a path lookup names the one it took.
+    func matchedRoute(to destination: IPAddress) throws(ReachabilityError) -> RouteAnswer
     /// The routes to several destinations in one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
     /// Every address of every link.

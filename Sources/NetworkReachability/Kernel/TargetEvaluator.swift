@@ -139,7 +139,8 @@ final class TargetEvaluator {
     private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
         let (ipv4, ipv6) = try internetByFamily()
         // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
-        var chosen = Self.rank(ipv6.flags) > Self.rank(ipv4.flags) ? ipv6 : ipv4
+        let prefersIPv6 = Self.rank(ipv6.flags) > Self.rank(ipv4.flags)
+        var chosen = prefersIPv6 ? ipv6 : ipv4
         chosen.path.supportsIPv4 = ipv4.status.isReachable
         chosen.path.supportsIPv6 = ipv6.status.isReachable
         chosen.path.isInternet = true
@@ -147,7 +148,25 @@ final class TargetEvaluator {
         chosen.path.nat64Prefixes = provisions.nat64Prefixes
         chosen.path.advertisedDNSServers = provisions.dnsServers
         chosen.path.captivePortal = provisions.captivePortal
+        chosen.path.supportsDNS =
+            !provisions.dnsServers.isEmpty || !ResolverConfiguration.current().nameServers.isEmpty
+        if chosen.path.gateway != nil {
+            let probe = prefersIPv6 ? Self.internetProbeIPv6 : Self.internetProbeIPv4
+            if case .route(let entry) = try queries.matchedRoute(to: probe), !entry.multipathGateways.isEmpty {
+                chosen.path.gateways = entry.multipathGateways
+            }
+        }
+        chosen.path.availableInterfaces = try availableInterfaces(first: chosen.path.interface)
         return chosen
+    }
+
+    /// `first`, then every other interface that could carry traffic now (up, with carrier, not loopback), in index
+    /// order: the internet path's ``ReachabilityPath/availableInterfaces``.
+    private func availableInterfaces(first: NetworkInterface?) throws(ReachabilityError) -> [NetworkInterface] {
+        let others = try links.allLinks().sorted { $0.index < $1.index }.filter { link in
+            link.isReadyToCarry && !link.isLoopback && link.index != first?.index
+        }
+        return (first.map { [$0] } ?? []) + others.map(classifier.interface(for:))
     }
 
     /// Takes the IPv4 internet probe's answer a read asked along with its own lookup, in the same round trip.

@@ -18,6 +18,9 @@ public struct ReachabilityPath: Sendable, Hashable {
         var isInternet: Bool = false
         var awaitsNAT64Discovery: Bool = false
         var reason: UnsatisfiedReason? = nil
+        var gateways: [IPAddress] = []
+        var availableInterfaces: [NetworkInterface] = []
+        var supportsDNS: Bool = false
     }
 
     private final class Storage: @unchecked Sendable {
@@ -90,6 +93,26 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.isInternet }
         set { update { $0.isInternet = newValue } }
     }
+    /// Every next hop of the route: for the internet, all of a multipath default route's gateways (the kernel
+    /// picks one per flow); for other targets the one ``gateway`` the lookup took. Empty on-link.
+    public var gateways: [IPAddress] {
+        get { storage.fields.gateways }
+        set { update { $0.gateways = newValue } }
+    }
+    /// NWPath's `availableInterfaces`: the route's own interface first; for the internet, then every other interface
+    /// that could carry traffic now (up, with carrier, not loopback), in index order.
+    public var availableInterfaces: [NetworkInterface] {
+        get { storage.fields.availableInterfaces }
+        set { update { $0.availableInterfaces = newValue } }
+    }
+    /// NWPath's `supportsDNS`, for the internet: a name server is configured (`/etc/resolv.conf`) or advertised
+    /// (RDNSS). Always false for other targets.
+    public var supportsDNS: Bool {
+        get { storage.fields.supportsDNS }
+        set { update { $0.supportsDNS = newValue } }
+    }
+    /// NWPath's `usesInterfaceType(_:)`: whether the route leaves through an interface of `type`.
+    public func usesInterfaceType(_ type: NetworkInterface.InterfaceType) -> Bool { interface?.type == type }
     /// Why the target is not reachable, or not known yet; `nil` when it is reachable.
     public var reason: UnsatisfiedReason? {
         get { storage.fields.reason }
@@ -123,14 +146,17 @@ public struct ReachabilityPath: Sendable, Hashable {
         interface: NetworkInterface? = nil, gateway: IPAddress? = nil, sourceAddress: IPAddress? = nil,
         supportsIPv4: Bool = false, supportsIPv6: Bool = false, isExpensive: Bool = false, host: HostResolution? = nil,
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
-        synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil
+        synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil, gateways: [IPAddress]? = nil,
+        availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false
     ) {
         storage = Storage(
             Fields(
                 interface: interface, gateway: gateway, sourceAddress: sourceAddress, supportsIPv4: supportsIPv4,
                 supportsIPv6: supportsIPv6, isExpensive: isExpensive, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
-                synthesizedAddress: synthesizedAddress, reason: reason))
+                synthesizedAddress: synthesizedAddress, reason: reason,
+                gateways: gateways ?? gateway.map { [$0] } ?? [],
+                availableInterfaces: availableInterfaces ?? interface.map { [$0] } ?? [], supportsDNS: supportsDNS))
     }
 
     /// The path of a target that no route carries.
@@ -140,7 +166,8 @@ public struct ReachabilityPath: Sendable, Hashable {
 extension ReachabilityPath: Codable {
     enum CodingKeys: String, CodingKey {
         case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress, reason
-        case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal
+        case gateways, availableInterfaces
+        case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -157,13 +184,17 @@ extension ReachabilityPath: Codable {
             advertisedDNSServers: try container.decodeIfPresent([IPAddress].self, forKey: .advertisedDNSServers) ?? [],
             captivePortal: try container.decodeIfPresent(String.self, forKey: .captivePortal),
             synthesizedAddress: try container.decodeIfPresent(IPAddress.self, forKey: .synthesizedAddress),
-            reason: try container.decodeIfPresent(UnsatisfiedReason.self, forKey: .reason))
+            reason: try container.decodeIfPresent(UnsatisfiedReason.self, forKey: .reason),
+            gateways: try container.decodeIfPresent([IPAddress].self, forKey: .gateways),
+            availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .availableInterfaces),
+            supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false)
         isInternet = container.contains(.isIPv6Only)
     }
 
     /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
-    /// `supportsIPv6`, `isExpensive` and `reason` always (null where absent); `isIPv6Only`, `nat64Prefixes`,
-    /// `advertisedDNSServers` and `captivePortal` for the internet only, which speaks for the network as a whole;
+    /// `supportsIPv6`, `isExpensive`, `reason`, `gateways` and `availableInterfaces` always (null or empty where
+    /// absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
+    /// internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -173,7 +204,10 @@ extension ReachabilityPath: Codable {
         try container.encode(supportsIPv6, forKey: .supportsIPv6)
         try container.encode(isExpensive, forKey: .isExpensive)
         try container.encode(reason, forKey: .reason)
+        try container.encode(gateways, forKey: .gateways)
+        try container.encode(availableInterfaces, forKey: .availableInterfaces)
         if isInternet {
+            try container.encode(supportsDNS, forKey: .supportsDNS)
             try container.encode(isIPv6Only, forKey: .isIPv6Only)
             try container.encode(nat64Prefixes, forKey: .nat64Prefixes)
             try container.encode(advertisedDNSServers, forKey: .advertisedDNSServers)

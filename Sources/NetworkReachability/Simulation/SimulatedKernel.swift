@@ -16,6 +16,11 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         lookupRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
     }
 
+    /// The simulated table has no multipath routes: the entry is the route a lookup takes.
+    func matchedRoute(to destination: IPAddress) -> RouteAnswer {
+        lookupRoute(to: destination, from: nil, interfaceIndex: nil)
+    }
+
     func lookupRoutes(to destinations: [IPAddress]) -> [RouteAnswer] {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
