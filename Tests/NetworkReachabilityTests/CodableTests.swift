@@ -95,3 +95,8 @@ struct CodableTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode([IPAddress].self, from: Data(#"["1.2.3"]"#.utf8)) }
     }
 }
+
+/// Each reason's ordinal is its position among all reasons, which the shared unreachable paths are found by.
+@Test func everyReasonsOrdinalIsItsPosition() {
+    #expect(UnsatisfiedReason.allCases.map(\.ordinal) == Array(UnsatisfiedReason.allCases.indices))
+}

@@ -384,11 +384,11 @@ final class TargetEvaluator {
 
     /// A snapshot with no flags, for `reason`.
     static func unreachable(_ target: ReachabilityTarget, _ reason: UnsatisfiedReason) -> ReachabilitySnapshot {
-        ReachabilitySnapshot(target: target, flags: [], path: unreachablePaths[reason] ?? .none)
+        ReachabilitySnapshot(target: target, flags: [], path: unreachablePaths[reason.ordinal])
     }
 
     /// One path per reason, which every unreachable target shares: 10,000 targets behind a removed default route
-    /// keep one path between them, not one each (`Benchmarks/`, resident bytes per target).
-    private static let unreachablePaths = Dictionary(
-        uniqueKeysWithValues: UnsatisfiedReason.allCases.map { ($0, ReachabilityPath(reason: $0)) })
+    /// keep one path between them, not one each (`Benchmarks/`, resident bytes per target). Found by position, as a
+    /// pass asks once per target.
+    private static let unreachablePaths = UnsatisfiedReason.allCases.map { ReachabilityPath(reason: $0) }
 }

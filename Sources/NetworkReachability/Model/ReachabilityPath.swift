@@ -18,8 +18,10 @@ public struct ReachabilityPath: Sendable, Hashable {
         var isInternet: Bool = false
         var awaitsNAT64Discovery: Bool = false
         var reason: UnsatisfiedReason? = nil
-        var gateways: [IPAddress] = []
-        var availableInterfaces: [NetworkInterface] = []
+        /// Set only where they say more than ``gateway`` and ``interface`` (the internet's): a path a lookup describes
+        /// allocates no array for them, which keeps a read at its budget (`scripts/bench-reads`).
+        var gateways: [IPAddress]? = nil
+        var availableInterfaces: [NetworkInterface]? = nil
         var supportsDNS: Bool = false
     }
 
@@ -96,14 +98,14 @@ public struct ReachabilityPath: Sendable, Hashable {
     /// Every next hop of the route: for the internet, all of a multipath default route's gateways (the kernel
     /// picks one per flow); for other targets the one ``gateway`` the lookup took. Empty on-link.
     public var gateways: [IPAddress] {
-        get { storage.fields.gateways }
-        set { update { $0.gateways = newValue } }
+        get { storage.fields.gateways ?? storage.fields.gateway.map { [$0] } ?? [] }
+        set { update { $0.gateways = newValue == ($0.gateway.map { [$0] } ?? []) ? nil : newValue } }
     }
     /// NWPath's `availableInterfaces`: the route's own interface first; for the internet, then every other interface
     /// that could carry traffic now (up, with carrier, not loopback), in index order.
     public var availableInterfaces: [NetworkInterface] {
-        get { storage.fields.availableInterfaces }
-        set { update { $0.availableInterfaces = newValue } }
+        get { storage.fields.availableInterfaces ?? storage.fields.interface.map { [$0] } ?? [] }
+        set { update { $0.availableInterfaces = newValue == ($0.interface.map { [$0] } ?? []) ? nil : newValue } }
     }
     /// NWPath's `supportsDNS`, for the internet: a name server is configured (`/etc/resolv.conf`) or advertised
     /// (RDNSS). Always false for other targets.
@@ -155,8 +157,9 @@ public struct ReachabilityPath: Sendable, Hashable {
                 supportsIPv6: supportsIPv6, isExpensive: isExpensive, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
                 synthesizedAddress: synthesizedAddress, reason: reason,
-                gateways: gateways ?? gateway.map { [$0] } ?? [],
-                availableInterfaces: availableInterfaces ?? interface.map { [$0] } ?? [], supportsDNS: supportsDNS))
+                supportsDNS: supportsDNS))
+        if let gateways { self.gateways = gateways }
+        if let availableInterfaces { self.availableInterfaces = availableInterfaces }
     }
 
     /// The path of a target that no route carries.

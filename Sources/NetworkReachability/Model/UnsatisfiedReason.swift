@@ -52,4 +52,24 @@ public enum UnsatisfiedReason: String, Sendable, Hashable, Codable, CaseIterable
         case .noLinkLocalAddress: "no interface holds a link-local address"
         }
     }
+
+    /// The reason's position in ``allCases``.
+    package var ordinal: Int {
+        switch self {
+        case .noRoute: 0
+        case .unreachableRoute: 1
+        case .prohibitRoute: 2
+        case .blackholeRoute: 3
+        case .linkDown: 4
+        case .noCarrier: 5
+        case .dormant: 6
+        case .prohibitedInterfaceType: 7
+        case .resolutionPending: 8
+        case .resolutionFailed: 9
+        case .resolutionTimedOut: 10
+        case .nat64DiscoveryPending: 11
+        case .ipv6OnlyWithoutNAT64: 12
+        case .noLinkLocalAddress: 13
+        }
+    }
 }
