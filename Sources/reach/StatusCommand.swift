@@ -23,10 +23,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var validation: ValidationOptions
 
+    @OptionGroup var interfaces: InterfaceOptions
+
     func run() async throws {
-        let argument = try TargetArgument(target, from: local)
+        let argument = interfaces.restrict(try TargetArgument(target, from: local))
         let configuration = try validation.configuration()
-        if configuration != nil && argument.target != .internet { throw ValidationOptions.internetOnly }
+        if configuration != nil && !argument.isInternet { throw ValidationOptions.internetOnly }
         let reachability = try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {

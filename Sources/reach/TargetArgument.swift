@@ -5,6 +5,24 @@ struct TargetArgument: Sendable {
     let text: String
     let target: ReachabilityTarget
 
+    private init(text: String, target: ReachabilityTarget) {
+        self.text = text
+        self.target = target
+    }
+
+    /// The same target, reachable only through the interface types `restriction` allows: `internet [not cellular]`.
+    func restricted(to restriction: InterfaceRestriction) -> TargetArgument {
+        TargetArgument(text: "\(text) [\(restriction)]", target: .restricted(target, restriction))
+    }
+
+    /// Whether it is the internet, restricted or not: what `--validate` goes with.
+    var isInternet: Bool {
+        switch target {
+        case .internet, .restricted(.internet, _): true
+        default: false
+        }
+    }
+
     /// Parses `internet`, `link-local`, an IP literal, a host name or a URL; with `from`, makes an address pair.
     ///
     /// A URL stands for its host, which is then the text printed; one line on stderr says so.

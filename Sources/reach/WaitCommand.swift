@@ -29,6 +29,8 @@ struct WaitCommand: AsyncParsableCommand {
 
     @OptionGroup var validation: ValidationOptions
 
+    @OptionGroup var interfaces: InterfaceOptions
+
     enum Mode: String, EnumerableFlag {
         case all, any
     }
@@ -53,17 +55,17 @@ struct WaitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
-            try TargetArgument(text)
+            interfaces.restrict(try TargetArgument(text))
         }
         let configuration = try validation.configuration()
-        if configuration != nil && !arguments.contains(where: { $0.target == .internet }) {
+        if configuration != nil && !arguments.contains(where: \.isInternet) {
             throw ValidationOptions.internetOnly
         }
         let waits = try arguments.map { (argument) throws(ReachabilityError) in
             TargetWait(
                 argument: argument,
                 reachability: try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration),
-                validation: argument.target == .internet ? configuration : nil)
+                validation: argument.isInternet ? configuration : nil)
         }
         let needed = mode == .all ? waits.count : 1
         let reached = await Self.reached(waits, needed: needed, within: timeout.duration)

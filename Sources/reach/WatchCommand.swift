@@ -30,13 +30,15 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var validation: ValidationOptions
 
+    @OptionGroup var interfaces: InterfaceOptions
+
     func run() throws {
         // Every target is checked before anything is printed: one bad one, and nothing starts.
         let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
-            try TargetArgument(text)
+            interfaces.restrict(try TargetArgument(text))
         }
         let configuration = try validation.configuration()
-        if configuration != nil && !arguments.contains(where: { $0.target == .internet }) {
+        if configuration != nil && !arguments.contains(where: \.isInternet) {
             throw ValidationOptions.internetOnly
         }
         let logger = verbose ? Self.verboseLogger : NetworkReachability.silentLogger
@@ -55,7 +57,7 @@ struct WatchCommand: ParsableCommand {
         let ended = EndSignal()
         var validator: ConnectivityValidator?
         for (argument, reachability) in watched {
-            guard let configuration, argument.target == .internet, validator == nil else {
+            guard let configuration, argument.isInternet, validator == nil else {
                 try reachability.addConsumer(
                     rule: .snapshot, deliver: { snapshot in printer.print(snapshot, as: argument.text) },
                     finish: { ended.signal() })

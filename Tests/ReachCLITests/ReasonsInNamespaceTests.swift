@@ -44,4 +44,21 @@ struct ReasonsInNamespaceTests {
         #expect(try reason(in: network, "fe80::1%rn0") == "linkDown")
         #expect(try reason(in: network, "internet") == "noRoute")
     }
+
+    /// `--prohibit` and `--require` restrict the target to interface types; with only a prohibited one carrying it,
+    /// it is not reachable, and says so.
+    @Test func onlyAProhibitedInterfaceTypeIsItsOwnReason() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        var (exit, json) = try ReachBinary.status(in: network, ["--prohibit", "wiredEthernet"])
+        #expect(exit == 1)
+        #expect(json.string("target") == "internet [not wiredEthernet]")
+        #expect(json.string("reason") == "prohibitedInterfaceType")
+        (exit, json) = try ReachBinary.status(in: network, ["--require", "wiredEthernet", "--prohibit", "cellular"])
+        #expect(exit == 0)
+        #expect(json.interface("name") as? String == "rn0")
+        let wait = try network.run([ReachBinary.path, "wait", "--timeout", "0.2", "--require", "wifi"])
+        #expect(wait.status == 1)
+        #expect(wait.standardError.contains("internet [only wifi] (not reachable: only through a prohibited interface type)"))
+    }
 }

@@ -51,7 +51,7 @@ struct UsabilityCLITests {
     func completionScriptsNameEverySubcommand(shell: String) throws {
         let result = try ReachBinary.run(["--generate-completion-script", shell])
         #expect(result.status == 0)
-        for command in ["status", "watch", "wait", "nat64", "synthesize"] {
+        for command in ["status", "watch", "wait", "interfaces", "nat64", "synthesize", "--prohibit"] {
             #expect(result.standardOutput.contains(command), "\(shell): \(command)")
         }
         if shell == "bash" {
