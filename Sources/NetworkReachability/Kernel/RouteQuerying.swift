@@ -22,6 +22,8 @@ protocol RouteQuerying: AnyObject, Sendable {
     /// The table entry a packet to `destination` matches (`ip route get … fibmatch`): a multipath route with all
     /// its next hops, where a path lookup names the one it took.
     func matchedRoute(to destination: IPAddress) throws(ReachabilityError) -> RouteAnswer
+    /// Several lookups, paths or matched table entries, in one round trip, answers in order.
+    func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer]
     /// The routes to several destinations in one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
     /// Every address of every link.

@@ -31,6 +31,8 @@ final class TargetEvaluator {
     /// The internet probes' answers, each once asked.
     private var internetIPv4: RouteAnswer?
     private var internetIPv6: RouteAnswer?
+    /// The table entries the internet probes match, when the internet target asked them with its probes.
+    private var internetEntries: (ipv4: RouteAnswer, ipv6: RouteAnswer)?
     /// How unrouted IPv4 addresses are carried, once worked out (``nat64Plan()``).
     var knownNAT64Plan: NAT64Plan?
     /// The last route path described, and its description (``snapshot(_:family:_:)``).
@@ -137,6 +139,16 @@ final class TargetEvaluator {
     // MARK: - Evaluation
 
     private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
+        if internetIPv4 == nil && internetIPv6 == nil {
+            // The entries (for a multipath route's every gateway) go in the same round trip as the probes.
+            let (probe4, probe6) = (Self.internetProbeIPv4, Self.internetProbeIPv6)
+            let answers = try queries.lookupRoutes([
+                .path(to: probe4), .path(to: probe6), .entry(matching: probe4), .entry(matching: probe6),
+            ])
+            guard answers.count == 4 else { throw .malformedKernelReply("internet probe answers") }
+            (internetIPv4, internetIPv6) = (answers[0], answers[1])
+            internetEntries = (answers[2], answers[3])
+        }
         let (ipv4, ipv6) = try internetByFamily()
         // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
         let prefersIPv6 = Self.rank(ipv6.flags) > Self.rank(ipv4.flags)
@@ -148,13 +160,16 @@ final class TargetEvaluator {
         chosen.path.nat64Prefixes = provisions.nat64Prefixes
         chosen.path.advertisedDNSServers = provisions.dnsServers
         chosen.path.captivePortal = provisions.captivePortal
-        chosen.path.supportsDNS =
-            !provisions.dnsServers.isEmpty || !ResolverConfiguration.current().nameServers.isEmpty
+        chosen.path.supportsDNS = !provisions.dnsServers.isEmpty || ResolverConfiguration.hasNameServers()
         if chosen.path.gateway != nil {
             let probe = prefersIPv6 ? Self.internetProbeIPv6 : Self.internetProbeIPv4
-            if case .route(let entry) = try queries.matchedRoute(to: probe), !entry.multipathGateways.isEmpty {
-                chosen.path.gateways = entry.multipathGateways
+            let entry: RouteAnswer
+            if let internetEntries {
+                entry = prefersIPv6 ? internetEntries.ipv6 : internetEntries.ipv4
+            } else {
+                entry = try queries.matchedRoute(to: probe)
             }
+            if case .route(let entry) = entry, !entry.multipathGateways.isEmpty { chosen.path.gateways = entry.multipathGateways }
         }
         chosen.path.availableInterfaces = try availableInterfaces(first: chosen.path.interface)
         return chosen

@@ -21,6 +21,15 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         lookupRoute(to: destination, from: nil, interfaceIndex: nil)
     }
 
+    func lookupRoutes(_ lookups: [RouteLookup]) -> [RouteAnswer] {
+        lookups.map { lookup in
+            switch lookup {
+            case .path(let destination): lookupRoute(to: destination, from: nil, interfaceIndex: nil)
+            case .entry(let destination): matchedRoute(to: destination)
+            }
+        }
+    }
+
     func lookupRoutes(to destinations: [IPAddress]) -> [RouteAnswer] {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
