@@ -68,7 +68,12 @@ struct WaitCommand: AsyncParsableCommand {
                 validation: argument.isInternet ? configuration : nil)
         }
         let needed = mode == .all ? waits.count : 1
-        let reached = await Self.reached(waits, needed: needed, within: timeout.duration)
+        let deadline = ContinuousClock.now + timeout.duration
+        var reached: Set<Int>
+        repeat {
+            // A target reached early may have gone again while another was awaited: what counts is now.
+            reached = await Self.reached(waits, needed: needed, within: deadline - .now).filter { waits[$0].isStillReached }
+        } while reached.count < needed && ContinuousClock.now < deadline
         guard reached.count < needed else { return }
         let missing = waits.indices.filter { !reached.contains($0) }.map { waits[$0].missingDescription() }
         Output.error("reach: still waiting after \(timeout.defaultValueDescription) s: " + missing.joined(separator: ", "))
@@ -122,6 +127,9 @@ private struct TargetWait: Sendable {
 
     /// Whether the target is reachable now, read once; a target that needs validation is never reached so.
     var isReachedNow: Bool { validation == nil && reachability.isReachable }
+
+    /// Whether a target that was reached still is: reachable now, or validated (which a probe, not a read, says).
+    var isStillReached: Bool { validation != nil || reachability.isReachable }
 
     /// `api.example.com (not reachable: resolution failed)`: the target, its state now and why.
     func missingDescription() -> String {
