@@ -25,15 +25,10 @@ struct InterfaceRestrictionInNamespaceTests {
                     at: sysfs.appendingPathComponent("class/net/rn1"), withIntermediateDirectories: true)
                 try "DEVTYPE=wwan\n".write(
                     to: sysfs.appendingPathComponent("class/net/rn1/uevent"), atomically: true, encoding: .utf8)
-                try network.ip("link", "add", "rn1", "type", "veth", "peer", "name", "rngw1", "netns", network.gatewayName)
-                try network.gatewayIP("addr", "add", "198.51.100.1/24", "dev", "rngw1")
-                try network.gatewayIP("link", "set", "rngw1", "up")
-                try network.ip("addr", "add", "198.51.100.2/24", "dev", "rn1")
-                try network.ip("link", "set", "rn1", "up")
-                try network.waitForOperationalState("UP", of: "rn1")
+                try network.addSecondUplink()
                 try network.ip("route", "del", "default")
                 try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4, "metric", "200")
-                try network.ip("route", "add", "default", "via", "198.51.100.1", "metric", "100")
+                try network.ip("route", "add", "default", "via", TestNetwork.secondGatewayIPv4, "metric", "100")
             } catch {
                 network.remove()
                 try? FileManager.default.removeItem(at: sysfs)

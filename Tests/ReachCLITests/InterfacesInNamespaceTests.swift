@@ -53,19 +53,14 @@ struct InterfacesInNamespaceTests {
     @Test func theInternetsPathNamesEveryGatewayEveryUsableInterfaceAndDNS() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
-        try network.ip("link", "add", "rn1", "type", "veth", "peer", "name", "rngw1", "netns", network.gatewayName)
-        try network.gatewayIP("addr", "add", "198.51.100.1/24", "dev", "rngw1")
-        try network.gatewayIP("link", "set", "rngw1", "up")
-        try network.ip("addr", "add", "198.51.100.2/24", "dev", "rn1")
-        try network.ip("link", "set", "rn1", "up")
-        try network.waitForOperationalState("UP", of: "rn1")
+        try network.addSecondUplink()
         try network.ip(
             "route", "replace", "default", "nexthop", "via", TestNetwork.gatewayIPv4, "dev", "rn0", "nexthop", "via",
-            "198.51.100.1", "dev", "rn1")
+            TestNetwork.secondGatewayIPv4, "dev", "rn1")
         try network.setResolverConfiguration(nameserver: TestNetwork.gatewayIPv4)
         var (exit, json) = try ReachBinary.status(in: network, [])
         #expect(exit == 0)
-        #expect(Set(json["gateways"] as? [String] ?? []) == [TestNetwork.gatewayIPv4, "198.51.100.1"])
+        #expect(Set(json["gateways"] as? [String] ?? []) == [TestNetwork.gatewayIPv4, TestNetwork.secondGatewayIPv4])
         let available = (json["availableInterfaces"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
         #expect(Set(available) == ["rn0", "rn1"])
         #expect(available.first == json.interface("name") as? String)

@@ -92,6 +92,21 @@ public final class TestNetwork: @unchecked Sendable {
 
     // MARK: - Changing the network
 
+    /// The second uplink's addresses (``addSecondUplink()``): the host's, and its gateway's.
+    public static let secondHostIPv4 = "198.51.100.2"
+    public static let secondGatewayIPv4 = "198.51.100.1"
+
+    /// A second uplink to the gateway namespace, `rn1` (``secondHostIPv4``/24, its gateway ``secondGatewayIPv4``),
+    /// up with carrier and no route of its own beyond its subnet.
+    public func addSecondUplink() throws {
+        try ip("link", "add", "rn1", "type", "veth", "peer", "name", "rngw1", "netns", gatewayName)
+        try gatewayIP("addr", "add", "\(Self.secondGatewayIPv4)/24", "dev", "rngw1")
+        try gatewayIP("link", "set", "rngw1", "up")
+        try ip("addr", "add", "\(Self.secondHostIPv4)/24", "dev", "rn1")
+        try ip("link", "set", "rn1", "up")
+        try waitForOperationalState("UP", of: "rn1")
+    }
+
     /// Runs `ip ARGS` in the host namespace and fails the test if it fails.
     public func ip(_ arguments: String...) throws {
         try ip(in: name, arguments)
