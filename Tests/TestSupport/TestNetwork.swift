@@ -92,8 +92,9 @@ public final class TestNetwork: @unchecked Sendable {
 
     // MARK: - Changing the network
 
-    /// The second uplink's addresses (``addSecondUplink()``): the host's, and its gateway's.
+    /// The host's address on the second uplink (``addSecondUplink()``).
     public static let secondHostIPv4 = "198.51.100.2"
+    /// The gateway's address on the second uplink.
     public static let secondGatewayIPv4 = "198.51.100.1"
 
     /// A second uplink to the gateway namespace, `rn1` (``secondHostIPv4``/24, its gateway ``secondGatewayIPv4``),
