@@ -30,6 +30,14 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     /// The current pass's evaluator: made by its first ``evaluate(_:after:)``, dropped when the subscription waits
     /// again, so that what it asks once (the internet's routes, NAT64) is asked once per pass.
     private var passEvaluator: TargetEvaluator?
+    /// Whether the internet's route may have several next hops, so a pass asks its table entry along with the probes
+    /// (``TargetEvaluator/asksInternetEntries``). True until a pass found a single next hop; true again when a route
+    /// message names a choice of next hops (`RTA_MULTIPATH`, a next-hop object) or notifications were lost: only such
+    /// a message makes the internet's route multipath.
+    private var internetMayBeMultipath = true
+    /// Whether `/etc/resolv.conf` names a server, read when first needed and again after the file changed; never
+    /// kept without a watcher to say so.
+    private var nameServersConfigured: Bool?
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
@@ -78,6 +86,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     // MARK: - RoutingSubscription
 
     func waitForChanges() -> RoutingChange {
+        if let isMultipath = passEvaluator?.internetIsMultipath { internetMayBeMultipath = isMultipath }
         passEvaluator = nil
         sharing.endPass()
         var descriptors = [
@@ -104,7 +113,10 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         let resolverChanged = files.contains(.resolverConfiguration)
         // DNS64 is asked again here, not by the monitor, so it happens even when network changes arrived in
         // the same wake-up and the answer below says only `.changed`.
-        if resolverChanged { provisioning.rediscover() }
+        if resolverChanged {
+            provisioning.rediscover()
+            nameServersConfigured = nil
+        }
         let change = descriptors[0].revents != 0 ? drain() : .woken
         if case .failed = change { return change }
         let discovered = provisionsChanged.withLock { changed in
@@ -129,6 +141,11 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             ?? TargetEvaluator(
                 queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
                 resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
+        evaluator.asksInternetEntries = internetMayBeMultipath
+        if configurationFiles != nil {
+            if nameServersConfigured == nil { nameServersConfigured = !ResolverConfiguration.current().nameServers.isEmpty }
+            evaluator.nameServersConfigured = nameServersConfigured
+        }
         passEvaluator = evaluator
         return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
     }
@@ -198,6 +215,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         if relevant || overflowed { SystemCall.awaitRoutingLock(subscription.descriptor) }
         guard overflowed else { return relevant ? .changed(changes) : advertised ? .changed(.everything) : .woken }
         sharing.forget()
+        internetMayBeMultipath = true
         do {
             links = LinkTable(try queries.links())
         } catch {
@@ -243,6 +261,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             return .relevant
         case .route(let route):
             changes.recordRoute(route.prefix)
+            if route.hasNextHopChoice { internetMayBeMultipath = true }
             sharing.apply(
                 route, deleted: message.type == UInt16(RTM_DELROUTE),
                 replacing: message.type == UInt16(RTM_NEWROUTE) && message.flags & UInt16(NLM_F_REPLACE) != 0)

@@ -33,6 +33,16 @@ final class TargetEvaluator {
     private var internetIPv6: RouteAnswer?
     /// The table entries the internet probes match, when the internet target asked them with its probes.
     private var internetEntries: (ipv4: RouteAnswer, ipv6: RouteAnswer)?
+    /// Whether the internet's evaluation asks the probes' table entries, which name every gateway of a multipath
+    /// route. They cost about 30 µs of CPU per change of the internet (`scripts/bench-latency`, route scenario: 176
+    /// against 145 µs per change), so a monitor pass asks them only while the route may be multipath; a read always.
+    var asksInternetEntries = true
+    /// Whether `/etc/resolv.conf` names a server, as a subscription keeps it (read again when the file changes);
+    /// `nil`: read the file now. A read of the file on every change of the internet cost about 6 µs, most of the
+    /// path walk inside `ip netns exec`'s mounts (`perf`, `reach watch` through 600 route changes).
+    var nameServersConfigured: Bool?
+    /// Whether the internet evaluated had several gateways; `nil` when this evaluator did not evaluate it.
+    private(set) var internetIsMultipath: Bool?
     /// How unrouted IPv4 addresses are carried, once worked out (``nat64Plan()``).
     var knownNAT64Plan: NAT64Plan?
     /// The last route path described, and its description (``snapshot(_:family:_:)``).
@@ -139,7 +149,7 @@ final class TargetEvaluator {
     // MARK: - Evaluation
 
     private func evaluateInternet() throws(ReachabilityError) -> ReachabilitySnapshot {
-        if internetIPv4 == nil && internetIPv6 == nil {
+        if internetIPv4 == nil && internetIPv6 == nil && asksInternetEntries {
             // The entries (for a multipath route's every gateway) go in the same round trip as the probes.
             let (probe4, probe6) = (Self.internetProbeIPv4, Self.internetProbeIPv6)
             let answers = try queries.lookupRoutes([
@@ -160,17 +170,20 @@ final class TargetEvaluator {
         chosen.path.nat64Prefixes = provisions.nat64Prefixes
         chosen.path.advertisedDNSServers = provisions.dnsServers
         chosen.path.captivePortal = provisions.captivePortal
-        chosen.path.supportsDNS = !provisions.dnsServers.isEmpty || ResolverConfiguration.hasNameServers()
+        chosen.path.supportsDNS =
+            !provisions.dnsServers.isEmpty
+            || (nameServersConfigured ?? !ResolverConfiguration.current().nameServers.isEmpty)
         if chosen.path.gateway != nil {
             let probe = prefersIPv6 ? Self.internetProbeIPv6 : Self.internetProbeIPv4
-            let entry: RouteAnswer
+            var entry: RouteAnswer?
             if let internetEntries {
                 entry = prefersIPv6 ? internetEntries.ipv6 : internetEntries.ipv4
-            } else {
+            } else if asksInternetEntries {
                 entry = try queries.matchedRoute(to: probe)
             }
-            if case .route(let entry) = entry, !entry.multipathGateways.isEmpty { chosen.path.gateways = entry.multipathGateways }
+            if case .route(let entry)? = entry, !entry.multipathGateways.isEmpty { chosen.path.gateways = entry.multipathGateways }
         }
+        internetIsMultipath = chosen.path.gateways.count > 1
         chosen.path.availableInterfaces = try availableInterfaces(first: chosen.path.interface)
         return chosen
     }
