@@ -181,7 +181,9 @@ final class TargetEvaluator {
             } else if asksInternetEntries {
                 entry = try queries.matchedRoute(to: probe)
             }
-            if case .route(let entry)? = entry, !entry.multipathGateways.isEmpty { chosen.path.gateways = entry.multipathGateways }
+            if case .route(let entry)? = entry, !entry.multipathGateways.isEmpty {
+                chosen.path.gateways = entry.multipathGateways
+            }
         }
         internetIsMultipath = chosen.path.gateways.count > 1
         chosen.path.availableInterfaces = try availableInterfaces(first: chosen.path.interface)
