@@ -74,4 +74,26 @@ struct InterfacesInNamespaceTests {
         #expect((json["availableInterfaces"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["rn0"])
         #expect(json["supportsDNS"] == nil)
     }
+
+    /// `reach watch` learns of a multipath default route from its notification and names every gateway, then one
+    /// again when a single route replaces it.
+    @Test func watchNamesEveryGatewayOfAMultipathRouteOnceItArrives() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.addSecondUplink()
+        let output = LineCollector()
+        let watcher = try network.start([ReachBinary.path, "watch", "--json"], output: output.pipe)
+        defer { watcher.send(SIGKILL) }
+        func gateways(_ line: String) -> Set<String> {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return Set(object?["gateways"] as? [String] ?? [])
+        }
+        #expect(output.waitForLines(1).map(gateways) == [[TestNetwork.gatewayIPv4]])
+        try network.ip(
+            "route", "replace", "default", "nexthop", "via", TestNetwork.gatewayIPv4, "dev", "rn0", "nexthop", "via",
+            TestNetwork.secondGatewayIPv4, "dev", "rn1")
+        #expect(output.waitForLine { gateways($0) == [TestNetwork.gatewayIPv4, TestNetwork.secondGatewayIPv4] } != nil)
+        try network.ip("route", "replace", "default", "via", TestNetwork.secondGatewayIPv4)
+        #expect(output.waitForLine { gateways($0) == [TestNetwork.secondGatewayIPv4] } != nil)
+    }
 }
