@@ -138,4 +138,23 @@ struct ValidationCLIInNamespaceTests {
         watcher.send(SIGTERM)
         #expect(watcher.wait() == .exited(0))
     }
+
+    /// `reach wait --validate URL`: behind a portal the internet is reachable but not validated, so the wait times
+    /// out naming that; once the endpoint answers 204 it returns at once.
+    @Test func waitWithValidateWaitsForTheEndpointsAnswer() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        try server.set(.redirect)
+        let portal = try network.run([
+            ReachBinary.path, "wait", "--timeout", "1", "--validate", server.probeURL, "--validation-timeout", "1",
+        ])
+        #expect(portal.status == 1)
+        #expect(portal.standardError == "reach: still waiting after 1 s: internet (not validated)\n")
+        try server.set(.noContent)
+        let validated = try network.run([ReachBinary.path, "wait", "--timeout", "30", "--validate", server.probeURL])
+        #expect(validated.status == 0)
+        #expect(validated.standardError.isEmpty)
+    }
 }
