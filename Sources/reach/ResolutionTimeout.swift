@@ -17,8 +17,13 @@ struct ResolutionTimeout: ExpressibleByArgument, Sendable {
     }
 
     /// The value in seconds, as `--help` shows a default.
-    var defaultValueDescription: String {
-        let (seconds, attoseconds) = duration.components
+    var defaultValueDescription: String { duration.secondsText }
+}
+
+extension Duration {
+    /// The duration in seconds as a person writes them: `30`, `0.5`.
+    var secondsText: String {
+        let (seconds, attoseconds) = components
         return attoseconds == 0 ? "\(seconds)" : "\(Double(seconds) + Double(attoseconds) / 1e18)"
     }
 }

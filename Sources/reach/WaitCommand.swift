@@ -47,10 +47,7 @@ struct WaitCommand: AsyncParsableCommand {
         }
 
         /// `30`, `0.5`: as `--help` shows a default and the timeout line says it.
-        var defaultValueDescription: String {
-            let (seconds, attoseconds) = duration.components
-            return attoseconds == 0 ? "\(seconds)" : "\(Double(seconds) + Double(attoseconds) / 1e18)"
-        }
+        var defaultValueDescription: String { duration.secondsText }
     }
 
     func run() async throws {

@@ -30,15 +30,11 @@ extension TargetEvaluator {
     private func evaluate(_ target: ReachabilityTarget, outOf index: Int) throws(ReachabilityError) -> ReachabilitySnapshot {
         switch target {
         case .internet:
-            var byFamily: [ReachabilitySnapshot] = []
-            for (family, probe) in [(IPAddress.Family.ipv4, Self.internetProbeIPv4), (.ipv6, Self.internetProbeIPv6)] {
-                byFamily.append(try snapshot(.internet, family: family, queries.lookupRoute(to: probe, from: nil, outOf: index)))
-            }
-            var chosen = Self.rank(byFamily[1].flags) > Self.rank(byFamily[0].flags) ? byFamily[1] : byFamily[0]
-            chosen.path.supportsIPv4 = byFamily[0].status.isReachable
-            chosen.path.supportsIPv6 = byFamily[1].status.isReachable
-            chosen.path.isInternet = true
-            return chosen
+            let ipv4 = try snapshot(
+                .internet, family: .ipv4, queries.lookupRoute(to: Self.internetProbeIPv4, from: nil, outOf: index))
+            let ipv6 = try snapshot(
+                .internet, family: .ipv6, queries.lookupRoute(to: Self.internetProbeIPv6, from: nil, outOf: index))
+            return Self.internet(ipv4: ipv4, ipv6: ipv6).snapshot
         case .linkLocal:
             return try evaluateLinkLocal(onlyInterface: index)
         case .address(let address):

@@ -160,12 +160,7 @@ final class TargetEvaluator {
             internetEntries = (answers[2], answers[3])
         }
         let (ipv4, ipv6) = try internetByFamily()
-        // The preferred family is the more usable one; on a tie IPv4, the family of Apple's 0.0.0.0 token.
-        let prefersIPv6 = Self.rank(ipv6.flags) > Self.rank(ipv4.flags)
-        var chosen = prefersIPv6 ? ipv6 : ipv4
-        chosen.path.supportsIPv4 = ipv4.status.isReachable
-        chosen.path.supportsIPv6 = ipv6.status.isReachable
-        chosen.path.isInternet = true
+        var (chosen, prefersIPv6) = Self.internet(ipv4: ipv4, ipv6: ipv6)
         let provisions = provisions(ipv4IsReachable: ipv4.status.isReachable, ipv6: ipv6)
         chosen.path.nat64Prefixes = provisions.nat64Prefixes
         chosen.path.advertisedDNSServers = provisions.dnsServers
@@ -188,6 +183,19 @@ final class TargetEvaluator {
         internetIsMultipath = chosen.path.gateways.count > 1
         chosen.path.availableInterfaces = try availableInterfaces(first: chosen.path.interface)
         return chosen
+    }
+
+    /// The internet from each family's answer: the preferred family's path (the more usable one; on a tie IPv4, the
+    /// family of Apple's 0.0.0.0 token), marked with what each family supports.
+    static func internet(
+        ipv4: ReachabilitySnapshot, ipv6: ReachabilitySnapshot
+    ) -> (snapshot: ReachabilitySnapshot, prefersIPv6: Bool) {
+        let prefersIPv6 = rank(ipv6.flags) > rank(ipv4.flags)
+        var chosen = prefersIPv6 ? ipv6 : ipv4
+        chosen.path.supportsIPv4 = ipv4.status.isReachable
+        chosen.path.supportsIPv6 = ipv6.status.isReachable
+        chosen.path.isInternet = true
+        return (chosen, prefersIPv6)
     }
 
     /// `first`, then every other interface that could carry traffic now (up, with carrier, not loopback), in index
