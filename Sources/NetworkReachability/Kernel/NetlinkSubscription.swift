@@ -135,19 +135,24 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     }
 
     func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
+        let evaluator = passEvaluator ?? makePassEvaluator()
+        passEvaluator = evaluator
+        return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
+    }
+
+    /// The evaluator of a new pass, told what the subscription keeps between passes: whether the internet's route
+    /// may be multipath, and whether resolv.conf names a server (kept only while a watcher says when it changes).
+    private func makePassEvaluator() -> TargetEvaluator {
         // Watched names always have an entry (made by `watch` with the caller's timeout), so this timeout is unused.
-        let evaluator =
-            passEvaluator
-            ?? TargetEvaluator(
-                queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
-                resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
+        let evaluator = TargetEvaluator(
+            queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
+            resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false)
         evaluator.asksInternetEntries = internetMayBeMultipath
         if configurationFiles != nil {
             if nameServersConfigured == nil { nameServersConfigured = !ResolverConfiguration.current().nameServers.isEmpty }
             evaluator.nameServersConfigured = nameServersConfigured
         }
-        passEvaluator = evaluator
-        return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
+        return evaluator
     }
 
     func close() {
