@@ -68,8 +68,7 @@ struct WaitCommand: AsyncParsableCommand {
         let deadline = ContinuousClock.now + timeout.duration
         var reached: Set<Int>
         repeat {
-            // A target reached early may have gone again while another was awaited: what counts is now.
-            reached = await Self.reached(waits, needed: needed, within: deadline - .now).filter { waits[$0].isStillReached }
+            reached = await Self.reached(waits, needed: needed, within: deadline - .now)
         } while reached.count < needed && ContinuousClock.now < deadline
         guard reached.count < needed else { return }
         let missing = waits.indices.filter { !reached.contains($0) }.map { waits[$0].missingDescription() }
@@ -77,10 +76,11 @@ struct WaitCommand: AsyncParsableCommand {
         throw ExitCode(1)
     }
 
-    /// The indices of the waits that ended reached, once `needed` of them have or the timeout passed. At the
-    /// timeout each target still waiting is read once more, so `--timeout 0` is one check, not a race.
+    /// The indices of the targets reached, once `needed` waits have ended reached or the timeout passed. What
+    /// counts is the state then (``TargetWait/isReached(waitSaidSo:)``): a target reached early may have gone again
+    /// while another was awaited, and at the timeout a target is read once more, so `--timeout 0` is one check.
     private static func reached(_ waits: [TargetWait], needed: Int, within timeout: Duration) async -> Set<Int> {
-        var reached = await withTaskGroup(of: Int?.self) { group in
+        let waited = await withTaskGroup(of: Int?.self) { group in
             for (index, wait) in waits.enumerated() {
                 group.addTask { await wait.untilReached() ? index : nil }
             }
@@ -98,10 +98,7 @@ struct WaitCommand: AsyncParsableCommand {
             }
             return reached
         }
-        for index in waits.indices where reached.count < needed && !reached.contains(index) {
-            if waits[index].isReachedNow { reached.insert(index) }
-        }
-        return reached
+        return Set(waits.indices.filter { waits[$0].isReached(waitSaidSo: waited.contains($0)) })
     }
 }
 
@@ -122,11 +119,9 @@ private struct TargetWait: Sendable {
         return await validator.updates.first { $0 == .validated } != nil && !Task.isCancelled
     }
 
-    /// Whether the target is reachable now, read once; a target that needs validation is never reached so.
-    var isReachedNow: Bool { validation == nil && reachability.isReachable }
-
-    /// Whether a target that was reached still is: reachable now, or validated (which a probe, not a read, says).
-    var isStillReached: Bool { validation != nil || reachability.isReachable }
+    /// Whether the target counts as reached now: without validation, when a read says it is reachable; with it,
+    /// when its wait saw it validated (a probe says that, not a read).
+    func isReached(waitSaidSo: Bool) -> Bool { validation == nil ? reachability.isReachable : waitSaidSo }
 
     /// `api.example.com (not reachable: resolution failed)`: the target, its state now and why.
     func missingDescription() -> String {
