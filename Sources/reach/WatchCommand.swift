@@ -49,6 +49,7 @@ struct WatchCommand: ParsableCommand {
             )
         }
         Self.exitOnSignals()
+        Self.endOnClosedOutput()
         let printer = SnapshotPrinter(json: json)
         // Lines are printed on the monitor's own thread as each change is evaluated, and this thread blocks until
         // listening ends or stdout's reader goes: no hop to another thread per change, and no Dispatch or
@@ -137,7 +138,12 @@ struct WatchCommand: ParsableCommand {
             signal(signalNumber) { _ in _exit(0) }
         }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-        signal(SIGPIPE, SIG_IGN)  // a closed stdout is an EPIPE from write, which ends the watch with exit 0
+    }
+
+    /// Makes a closed stdout an `EPIPE` from `write` rather than a `SIGPIPE`, and that error end the watch with
+    /// exit 0: nobody reads what it would print.
+    private static func endOnClosedOutput() {
+        signal(SIGPIPE, SIG_IGN)
         Output.endsOnClosedOutput.store(true, ordering: .relaxed)
     }
 }
