@@ -16,6 +16,8 @@ struct StaleTestNetworksInNamespaceTests {
     }
 
     @Test func theNamespacesOfAnEndedProcessGoWithWhatRunsInThemAndThoseOfALivingOneStay() throws {
+        // The sweep another test's first network makes would take this test's stale namespace from under it
+        TestNetwork.sweepStaleNetworksOnce()
         // Given a process that has ended, and one that lives
         let ended = try Subprocess(["true"])
         _ = ended.wait()

@@ -35,10 +35,7 @@ public final class TestNetwork: @unchecked Sendable {
     ///   - ipv6: give the host an IPv6 address and default route; when false IPv6 is disabled in the host.
     public init(ipv4: Bool = true, ipv6: Bool = true) throws {
         let number = Self.counter.withLock {
-            if !Self.hasSwept {
-                Self.hasSwept = true
-                StaleTestNetworks.sweep()
-            }
+            Self.sweepOnceLocked()
             Self.next += 1
             return Self.next
         }
@@ -53,6 +50,18 @@ public final class TestNetwork: @unchecked Sendable {
     }
 
     deinit { remove() }
+
+    /// Sweeps what killed test processes left behind, unless this process already has. A test that makes stale
+    /// networks of its own calls this first, so that no other test's first network sweeps them from under it.
+    public static func sweepStaleNetworksOnce() {
+        counter.withLock { sweepOnceLocked() }
+    }
+
+    private static func sweepOnceLocked() {
+        guard !hasSwept else { return }
+        hasSwept = true
+        StaleTestNetworks.sweep()
+    }
 
     private func build(ipv4: Bool, ipv6: Bool) throws {
         try Command.run(["ip", "netns", "add", name], check: true)
