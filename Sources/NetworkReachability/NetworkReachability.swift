@@ -194,7 +194,7 @@ public final class NetworkReachability: Sendable {
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
-        try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout)
+        monitor.detailed(try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout))
     }
 
     /// Every interface of this host with its type, state, carrier and addresses, and which carry the internet:

@@ -32,11 +32,15 @@ public final class SimulatedNetwork: Sendable {
     package let backend: SimulatedRoutingBackend
     /// The monitor every object on this network listens through.
     package let monitor: ReachabilityMonitor
+    /// What ``setDetails(_:on:)`` set: the modem's and network manager's facts the `NetworkReachabilityRadio`
+    /// product reads on a real host.
+    private let linkDetails = SimulatedLinkDetails()
 
     /// Makes a network with only the loopback interface `lo` (127.0.0.1/8 and ::1/128).
     public init() {
         backend = SimulatedRoutingBackend()
         monitor = ReachabilityMonitor(backend: backend)
+        monitor.attach(linkDetails)
     }
 
     // MARK: - Interfaces
@@ -84,6 +88,17 @@ public final class SimulatedNetwork: Sendable {
         try backend.change { state throws(SimulatedNetworkError) in
             state.setDormant(isDormant, try Self.index(of: name, in: state))
         }
+    }
+
+    /// Sets what a modem or a network manager says of an interface (``LinkDetails``: radio technology, signal,
+    /// roaming, metered), as `NetworkReachabilityRadio` reads it on a real host; `nil` forgets it. Paths through
+    /// the interface carry the details, and listeners hear the change. A signal that moved less than a step
+    /// (``SignalStrength/isStep(from:)``) keeps the reading delivered before, and is not heard.
+    public func setDetails(_ details: LinkDetails?, on name: String) throws(SimulatedNetworkError) {
+        guard (try? backend.interfaces())?.contains(where: { $0.interface.name == name }) == true else { throw .unknownInterface(name) }
+        backend.settle()
+        linkDetails.set(details, ofInterface: name)
+        backend.settle()
     }
 
     // MARK: - Addresses

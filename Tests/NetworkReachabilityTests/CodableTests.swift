@@ -26,7 +26,10 @@ struct CodableTests {
             target: .host(try! HostName("api.example.com")), flags: [.reachable, .isWWAN],
             path: ReachabilityPath(
                 interface: NetworkInterface(name: "wwan0", index: 5, type: .cellular), gateway: try! IPAddress("10.0.0.1"),
-                supportsIPv4: true, isExpensive: true, host: resolution))
+                supportsIPv4: true, host: resolution,
+                details: LinkDetails(
+                    accessTechnologies: 1 << 14, signal: SignalStrength(percent: 72, dBm: -85), isRoaming: true,
+                    isMetered: true, systemConnectivity: .limited)))
     }
 
     private static var awaitingNAT64: ReachabilitySnapshot {
@@ -65,6 +68,17 @@ struct CodableTests {
         #expect((object["interface"] as? [String: Any])?["linkKind"] as? String == "veth")
         let prefix = try #require((object["nat64Prefixes"] as? [[String: Any]])?.first)
         #expect(prefix["prefix"] as? String == "64:ff9b::/96" && prefix["lifetime"] as? Int == 1800)
+    }
+
+    @Test func aModemsDetailsAreKeysOfThePath() throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(Self.host)) as? [String: Any])
+        #expect(object["radioTechnology"] as? String == "lte4G")
+        #expect(object["accessTechnologies"] as? Int == 1 << 14)
+        #expect((object["signal"] as? [String: Any])?["percent"] as? Int == 72)
+        #expect((object["signal"] as? [String: Any])?["dBm"] as? Double == -85)
+        #expect(object["isRoaming"] as? Bool == true && object["isMetered"] as? Bool == true)
+        #expect(object["systemConnectivity"] as? String == "limited")
+        #expect(object["isExpensive"] as? Bool == true)
     }
 
     @Test func aCellularStatusEncodesAsTheContractsWords() throws {

@@ -296,8 +296,7 @@ final class TargetEvaluator {
         let path = ReachabilityPath(
             interface: interface, sourceAddress: first.address,
             supportsIPv4: candidates.contains { $0.address.family == .ipv4 },
-            supportsIPv6: candidates.contains { $0.address.family == .ipv6 },
-            isExpensive: interface.type == .cellular)
+            supportsIPv6: candidates.contains { $0.address.family == .ipv6 })
         return ReachabilitySnapshot(
             target: .linkLocal, flags: Self.flags(route: onLink, link: link, interfaceType: interface.type), path: path)
     }
@@ -339,7 +338,7 @@ final class TargetEvaluator {
         let path = ReachabilityPath(
             interface: interface, gateway: routePath.gateway, sourceAddress: routePath.preferredSource,
             supportsIPv4: family == .ipv4 && isReachable, supportsIPv6: family == .ipv6 && isReachable,
-            isExpensive: interface?.type == .cellular, reason: isReachable ? nil : link.flatMap(Self.reason(notCarrying:)))
+            reason: isReachable ? nil : link.flatMap(Self.reason(notCarrying:)))
         lastDescription = (family, routePath, flags, path)
         return ReachabilitySnapshot(target: target, flags: flags, path: path)
     }

@@ -9,7 +9,6 @@ public struct ReachabilityPath: Sendable, Hashable {
         var sourceAddress: IPAddress? = nil
         var supportsIPv4: Bool = false
         var supportsIPv6: Bool = false
-        var isExpensive: Bool = false
         var host: HostResolution? = nil
         var nat64Prefixes: [DiscoveredNAT64Prefix] = []
         var advertisedDNSServers: [IPAddress] = []
@@ -23,6 +22,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         var gateways: [IPAddress]? = nil
         var availableInterfaces: [NetworkInterface]? = nil
         var supportsDNS: Bool = false
+        var details: LinkDetails? = nil
     }
 
     private final class Storage: @unchecked Sendable {
@@ -58,10 +58,15 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.supportsIPv6 }
         set { update { $0.supportsIPv6 = newValue } }
     }
-    /// Whether the path costs the user money: true on cellular.
-    public var isExpensive: Bool {
-        get { storage.fields.isExpensive }
-        set { update { $0.isExpensive = newValue } }
+    /// NWPath's `isExpensive`: the route leaves through a cellular interface, or its connection is metered
+    /// (``LinkDetails/isMetered``).
+    public var isExpensive: Bool { interface?.type == .cellular || details?.isMetered == true }
+    /// What a modem or a network manager says of the route's interface: radio technology, signal, roaming, metered.
+    /// `nil` unless a source of such details is running (the `NetworkReachabilityRadio` product, or a simulated
+    /// network's ``LinkDetails``) and knows the interface.
+    public var details: LinkDetails? {
+        get { storage.fields.details }
+        set { update { $0.details = newValue?.isEmpty == true ? nil : newValue } }
     }
     /// For a host target: the resolution behind the path; `nil` for other targets.
     public var host: HostResolution? {
@@ -146,18 +151,18 @@ public struct ReachabilityPath: Sendable, Hashable {
     /// Makes a path.
     public init(
         interface: NetworkInterface? = nil, gateway: IPAddress? = nil, sourceAddress: IPAddress? = nil,
-        supportsIPv4: Bool = false, supportsIPv6: Bool = false, isExpensive: Bool = false, host: HostResolution? = nil,
+        supportsIPv4: Bool = false, supportsIPv6: Bool = false, host: HostResolution? = nil,
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
         synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil, gateways: [IPAddress]? = nil,
-        availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false
+        availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false, details: LinkDetails? = nil
     ) {
         storage = Storage(
             Fields(
                 interface: interface, gateway: gateway, sourceAddress: sourceAddress, supportsIPv4: supportsIPv4,
-                supportsIPv6: supportsIPv6, isExpensive: isExpensive, host: host, nat64Prefixes: nat64Prefixes,
+                supportsIPv6: supportsIPv6, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
                 synthesizedAddress: synthesizedAddress, reason: reason,
-                supportsDNS: supportsDNS))
+                supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details))
         if let gateways { self.gateways = gateways }
         if let availableInterfaces { self.availableInterfaces = availableInterfaces }
     }
@@ -171,6 +176,7 @@ extension ReachabilityPath: Codable {
         case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress, reason
         case gateways, availableInterfaces
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
+        case radioTechnology, accessTechnologies, signal, isRoaming, isMetered, systemConnectivity
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -181,7 +187,6 @@ extension ReachabilityPath: Codable {
             gateway: try container.decodeIfPresent(IPAddress.self, forKey: .gateway),
             supportsIPv4: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv4) ?? false,
             supportsIPv6: try container.decodeIfPresent(Bool.self, forKey: .supportsIPv6) ?? false,
-            isExpensive: try container.decodeIfPresent(Bool.self, forKey: .isExpensive) ?? false,
             host: try container.decodeIfPresent(HostResolution.self, forKey: .host),
             nat64Prefixes: try container.decodeIfPresent([DiscoveredNAT64Prefix].self, forKey: .nat64Prefixes) ?? [],
             advertisedDNSServers: try container.decodeIfPresent([IPAddress].self, forKey: .advertisedDNSServers) ?? [],
@@ -190,7 +195,13 @@ extension ReachabilityPath: Codable {
             reason: try container.decodeIfPresent(UnsatisfiedReason.self, forKey: .reason),
             gateways: try container.decodeIfPresent([IPAddress].self, forKey: .gateways),
             availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .availableInterfaces),
-            supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false)
+            supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
+            details: LinkDetails(
+                accessTechnologies: try container.decodeIfPresent(UInt32.self, forKey: .accessTechnologies),
+                signal: try container.decodeIfPresent(SignalStrength.self, forKey: .signal),
+                isRoaming: try container.decodeIfPresent(Bool.self, forKey: .isRoaming),
+                isMetered: try container.decodeIfPresent(Bool.self, forKey: .isMetered),
+                systemConnectivity: try container.decodeIfPresent(SystemConnectivity.self, forKey: .systemConnectivity)))
         isInternet = container.contains(.isIPv6Only)
     }
 
@@ -198,7 +209,9 @@ extension ReachabilityPath: Codable {
     /// `supportsIPv6`, `isExpensive`, `reason`, `gateways` and `availableInterfaces` always (null or empty where
     /// absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
     /// internet only, which speaks for the network as a whole;
-    /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target.
+    /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target; and those of
+    /// ``details`` that a source knows (`radioTechnology`, `accessTechnologies`, `signal`, `isRoaming`, `isMetered`,
+    /// `systemConnectivity`), none without one.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(interface, forKey: .interface)
@@ -218,5 +231,11 @@ extension ReachabilityPath: Codable {
         }
         try container.encodeIfPresent(synthesizedAddress, forKey: .synthesizedAddress)
         try container.encodeIfPresent(host, forKey: .host)
+        try container.encodeIfPresent(details?.radioTechnology, forKey: .radioTechnology)
+        try container.encodeIfPresent(details?.accessTechnologies, forKey: .accessTechnologies)
+        try container.encodeIfPresent(details?.signal, forKey: .signal)
+        try container.encodeIfPresent(details?.isRoaming, forKey: .isRoaming)
+        try container.encodeIfPresent(details?.isMetered, forKey: .isMetered)
+        try container.encodeIfPresent(details?.systemConnectivity, forKey: .systemConnectivity)
     }
 }

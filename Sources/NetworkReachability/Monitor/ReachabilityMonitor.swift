@@ -62,6 +62,8 @@ package final class ReachabilityMonitor: Sendable {
         var counted = MonitorStatistics()
         /// The loggers of the consumers whose logger logs anything at all (a silent one's level is `critical`).
         var loggers: [ObjectIdentifier: Logger] = [:]
+        /// Where paths get their interface's ``LinkDetails``, once one is attached.
+        var detailsSource: (any LinkDetailsSource)?
     }
 
     /// The backend the monitor listens to, for reads too.
@@ -186,6 +188,42 @@ package final class ReachabilityMonitor: Sendable {
         loop?.subscription.wake()
     }
 
+    // MARK: - Link details
+
+    /// Gives every path this monitor reports, read or delivered, the details `source` knows of its interface, and
+    /// evaluates the listened targets again now and whenever the source says an interface's details changed.
+    /// Replaces an earlier source.
+    package func attach(_ source: any LinkDetailsSource) {
+        state.withLock { $0.detailsSource = source }
+        source.onChange { [weak self] interfaces in self?.reevaluate(interfaces: interfaces) }
+        reevaluate(interfaces: nil)
+    }
+
+    /// `snapshot` with its interface's details, when a source is attached.
+    package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+        state.withLock { $0.detailsSource }?.detailed(snapshot) ?? snapshot
+    }
+
+    /// Evaluates again soon the targets whose last path used one of `interfaces` (every target for `nil`).
+    private func reevaluate(interfaces: Set<String>?) {
+        let loop: Loop? = state.withLock { state in
+            var found = false
+            for entry in state.entries.values {
+                guard let interfaces else {
+                    entry.isDue = true
+                    found = true
+                    continue
+                }
+                if let name = entry.last?.path.interface?.name, interfaces.contains(name) {
+                    entry.isDue = true
+                    found = true
+                }
+            }
+            return found ? state.loop : nil
+        }
+        loop?.subscription.wake()
+    }
+
     /// What the monitor and its subscriptions have counted, the open one included.
     package var statistics: MonitorStatistics {
         state.withLock { state in state.loop.map { state.counted.adding($0.subscription.statistics) } ?? state.counted }
@@ -301,11 +339,12 @@ package final class ReachabilityMonitor: Sendable {
             part.map { DueTarget($0.entry.target, previous: $0.isMarked ? nil : $0.entry.dependency) }
         }
         let evaluations = subscription.evaluate(targets, after: changes)
+        let detailsSource = state.withLock { $0.detailsSource }
         var snapshots: [ReachabilitySnapshot] = []
         snapshots.reserveCapacity(evaluations.count)
         for (target, evaluation) in zip(targets, evaluations) {
             switch evaluation.result {
-            case .success(let snapshot): snapshots.append(snapshot)
+            case .success(let snapshot): snapshots.append(detailsSource?.detailed(snapshot) ?? snapshot)
             case .failure(let error):
                 log(.warning, "evaluating \(target.target) failed: \(error)")
                 snapshots.append(ReachabilitySnapshot(target: target.target, flags: [], path: .none))

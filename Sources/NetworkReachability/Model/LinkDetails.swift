@@ -1,0 +1,53 @@
+/// What a modem or a network manager knows of an interface that the kernel does not: the radio technology and signal
+/// of a cellular or Wi-Fi link, roaming, whether the connection is metered, and the manager's own connectivity check.
+///
+/// Each field is `nil` when no source says it. On Linux they come from ModemManager and NetworkManager through the
+/// `NetworkReachabilityRadio` product; a ``ReachabilityPath`` carries those of the interface its route uses.
+public struct LinkDetails: Sendable, Hashable {
+    /// The cellular generation, from ``accessTechnologies``.
+    public var radioTechnology: RadioTechnology? { accessTechnologies.flatMap(RadioTechnology.init(accessTechnologies:)) }
+    /// The source's access-technology bits as read: ModemManager's `MMModemAccessTechnology` on Linux.
+    public var accessTechnologies: UInt32?
+    /// The signal, as last delivered in steps (``SignalStrength/isStep(from:)``).
+    public var signal: SignalStrength?
+    /// Whether a cellular link is registered on a network other than its home one (3GPP registration state).
+    public var isRoaming: Bool?
+    /// Whether the connection is metered: NetworkManager's `Metered` is `yes` or `guess-yes`.
+    public var isMetered: Bool?
+    /// The network manager's own connectivity check, for the whole host.
+    public var systemConnectivity: SystemConnectivity?
+
+    /// Makes details; every field is optional.
+    public init(
+        accessTechnologies: UInt32? = nil, signal: SignalStrength? = nil, isRoaming: Bool? = nil, isMetered: Bool? = nil,
+        systemConnectivity: SystemConnectivity? = nil
+    ) {
+        self.accessTechnologies = accessTechnologies
+        self.signal = signal
+        self.isRoaming = isRoaming
+        self.isMetered = isMetered
+        self.systemConnectivity = systemConnectivity
+    }
+
+    /// Whether no field is known.
+    public var isEmpty: Bool { self == LinkDetails() }
+
+    /// These details as a listener should hear them after `delivered`: the signal stays as it was delivered unless
+    /// the new reading is a step from it; every other field is taken as it is.
+    public func settled(after delivered: LinkDetails?) -> LinkDetails {
+        var settled = self
+        if let signal, !signal.isStep(from: delivered?.signal) { settled.signal = delivered?.signal }
+        return settled
+    }
+
+    /// `LTE, 72 %, roaming, metered`: what `reach` prints after the interface.
+    public var summary: String {
+        var parts: [String] = []
+        if let radioTechnology { parts.append(radioTechnology.description) }
+        if let signal { parts.append(signal.description) }
+        if isRoaming == true { parts.append("roaming") }
+        if isMetered == true { parts.append("metered") }
+        if let systemConnectivity, systemConnectivity != .full { parts.append("NetworkManager: \(systemConnectivity.rawValue)") }
+        return parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,25 @@
+/// Where ``LinkDetails`` come from: facts about interfaces that the routing backend does not know (a modem manager,
+/// a network manager, a simulated network's settings).
+///
+/// A monitor with a source gives every path the details of the interface its route uses, and evaluates again the
+/// targets whose interface's details changed. Sources hold details already settled (``LinkDetails/settled(after:)``),
+/// so that a change they announce is one a listener should hear.
+package protocol LinkDetailsSource: AnyObject, Sendable {
+    /// The settled details of the interface named `name`, or `nil` when the source knows nothing of it.
+    func details(ofInterface name: String) -> LinkDetails?
+    /// Sets the one handler the source calls, on any thread, with the names of the interfaces whose details changed;
+    /// `nil` names means every interface.
+    func onChange(_ handler: @escaping @Sendable (_ interfaces: Set<String>?) -> Void)
+}
+
+extension LinkDetailsSource {
+    /// `snapshot` with its path's ``ReachabilityPath/details`` set from this source: the one place a path gets them.
+    package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+        guard let name = snapshot.path.interface?.name else { return snapshot }
+        let details = details(ofInterface: name)
+        guard details != snapshot.path.details else { return snapshot }
+        var detailed = snapshot
+        detailed.path.details = details
+        return detailed
+    }
+}
