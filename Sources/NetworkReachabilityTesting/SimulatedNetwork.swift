@@ -95,7 +95,9 @@ public final class SimulatedNetwork: Sendable {
     /// the interface carry the details, and listeners hear the change. A signal that moved less than a step
     /// (``SignalStrength/isStep(from:)``) keeps the reading delivered before, and is not heard.
     public func setDetails(_ details: LinkDetails?, on name: String) throws(SimulatedNetworkError) {
-        guard (try? backend.interfaces())?.contains(where: { $0.interface.name == name }) == true else { throw .unknownInterface(name) }
+        guard (try? backend.interfaces())?.contains(where: { $0.interface.name == name }) == true else {
+            throw .unknownInterface(name)
+        }
         backend.settle()
         linkDetails.set(details, ofInterface: name)
         backend.settle()

@@ -28,7 +28,8 @@ struct LinkDetailsOnSimulatedNetworkTests {
         #expect(first.path.details?.radioTechnology == .lte4G && first.path.details?.signal?.percent == 72)
 
         // When it moves to 5G NR beside LTE, then to HSPA, each is heard
-        try network.setDetails(LinkDetails(accessTechnologies: Self.lte | Self.nr, signal: SignalStrength(percent: 72)), on: "wwan0")
+        try network.setDetails(
+            LinkDetails(accessTechnologies: Self.lte | Self.nr, signal: SignalStrength(percent: 72)), on: "wwan0")
         #expect(await updates.next()?.path.details?.radioTechnology == .nr5G)
         try network.setDetails(LinkDetails(accessTechnologies: Self.hspa, signal: SignalStrength(percent: 72)), on: "wwan0")
         #expect(await updates.next()?.path.details?.radioTechnology == .umts3G)

@@ -3,15 +3,16 @@ import Testing
 
 /// The pure rules of link details: ModemManager's access-technology bits to generations, and signal steps.
 struct LinkDetailsTests {
-    @Test(arguments: [
-        (UInt32(0), nil), (1 << 0, nil),  // unknown, POTS
-        (1 << 1, .gsm2G), (1 << 2, .gsm2G), (1 << 3, .gsm2G), (1 << 4, .gsm2G), (1 << 10, .gsm2G),
-        (1 << 5, .umts3G), (1 << 6, .umts3G), (1 << 7, .umts3G), (1 << 8, .umts3G), (1 << 9, .umts3G),
-        (1 << 11, .umts3G), (1 << 12, .umts3G), (1 << 13, .umts3G),
-        (1 << 14, .lte4G), (1 << 16, .lte4G), (1 << 17, .lte4G),
-        (1 << 15, .nr5G), (1 << 14 | 1 << 15, .nr5G),  // 5G standalone, and non-standalone beside LTE
-        (1 << 4 | 1 << 8, .umts3G),  // the newest bit set wins
-    ] as [(UInt32, RadioTechnology?)])
+    @Test(
+        arguments: [
+            (UInt32(0), nil), (1 << 0, nil),  // unknown, POTS
+            (1 << 1, .gsm2G), (1 << 2, .gsm2G), (1 << 3, .gsm2G), (1 << 4, .gsm2G), (1 << 10, .gsm2G),
+            (1 << 5, .umts3G), (1 << 6, .umts3G), (1 << 7, .umts3G), (1 << 8, .umts3G), (1 << 9, .umts3G),
+            (1 << 11, .umts3G), (1 << 12, .umts3G), (1 << 13, .umts3G),
+            (1 << 14, .lte4G), (1 << 16, .lte4G), (1 << 17, .lte4G),
+            (1 << 15, .nr5G), (1 << 14 | 1 << 15, .nr5G),  // 5G standalone, and non-standalone beside LTE
+            (1 << 4 | 1 << 8, .umts3G),  // the newest bit set wins
+        ] as [(UInt32, RadioTechnology?)])
     func eachAccessTechnologyMapsToItsGeneration(bits: UInt32, technology: RadioTechnology?) {
         #expect(RadioTechnology(accessTechnologies: bits) == technology)
         #expect(LinkDetails(accessTechnologies: bits).radioTechnology == technology)
