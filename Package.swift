@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "NetworkReachabilityValidation", targets: ["NetworkReachabilityValidation"]),
         .library(name: "NetworkReachabilityValidationCore", targets: ["NetworkReachabilityValidationCore"]),
         .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
+        .library(name: "NetworkReachabilityRadio", targets: ["NetworkReachabilityRadio"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
@@ -59,6 +60,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What ModemManager and NetworkManager know (radio technology, signal, roaming, metered), read over the
+        // system D-Bus with a small client of the wire protocol: only its users pay for it.
+        .target(
+            name: "NetworkReachabilityRadio",
+            dependencies: ["NetworkReachability", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         // A simulated network for users' tests: every public API on top of a network driven by hand.
         .target(
             name: "NetworkReachabilityTesting",
@@ -94,7 +102,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "NetworkReachabilityTests",
             dependencies: ["NetworkReachability"],
@@ -119,6 +130,14 @@ let package = Package(
         .testTarget(
             name: "NetworkReachabilityTestingTests",
             dependencies: ["NetworkReachability", "NetworkReachabilityTesting", "NetworkReachabilityValidation", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetworkReachabilityRadioTests",
+            dependencies: [
+                "NetworkReachabilityRadio", "NetworkReachability", "NetworkReachabilityTesting", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -9,16 +9,16 @@ import CNetlink
 ///
 /// Each call reads `errno` at once, retries `EINTR`, reports would-block as a value where the caller
 /// asks for it, and throws ``ReachabilityError/systemCallFailed(call:errno:)`` naming the call.
-enum SystemCall {
+package enum SystemCall {
     /// What a non-blocking call did.
-    enum Outcome<Value> {
+    package enum Outcome<Value> {
         case completed(Value)
         case wouldBlock
     }
 
     /// Runs a call that returns -1 and sets `errno` on failure, retrying `EINTR`.
     @discardableResult
-    static func run<Result: BinaryInteger>(_ name: String, _ body: () -> Result) throws(ReachabilityError) -> Result {
+    package static func run<Result: BinaryInteger>(_ name: String, _ body: () -> Result) throws(ReachabilityError) -> Result {
         while true {
             let result = body()
             if result >= 0 { return result }
@@ -29,7 +29,7 @@ enum SystemCall {
     }
 
     /// Like ``run(_:_:)``, but `EAGAIN`/`EWOULDBLOCK` come back as ``Outcome/wouldBlock``.
-    static func runNonBlocking<Result: BinaryInteger>(
+    package static func runNonBlocking<Result: BinaryInteger>(
         _ name: String, _ body: () -> Result
     ) throws(ReachabilityError) -> Outcome<Result> {
         while true {
@@ -43,20 +43,20 @@ enum SystemCall {
     }
 
     /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway).
-    static func close(_ descriptor: Int32) {
+    package static func close(_ descriptor: Int32) {
         _ = libcClose(descriptor)
     }
 
     /// Reads what a non-blocking descriptor holds into `buffer`: the byte count, or `nil` once it would block,
     /// is at its end, or fails.
-    static func readAvailable(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {
+    package static func readAvailable(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {
         let outcome = try? runNonBlocking("read") { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
         guard case .completed(let count)? = outcome, count > 0 else { return nil }
         return count
     }
 
     /// Adds one to an eventfd's counter, waking whoever polls it; a full counter already wakes them.
-    static func signalEvent(_ descriptor: Int32) {
+    package static func signalEvent(_ descriptor: Int32) {
         var one: UInt64 = 1
         _ = try? runNonBlocking("write(eventfd)") { write(descriptor, &one, 8) }
     }
@@ -67,13 +67,13 @@ enum SystemCall {
     }
 
     /// Resets an eventfd's counter after a wake-up.
-    static func consumeEvent(_ descriptor: Int32) {
+    package static func consumeEvent(_ descriptor: Int32) {
         var value: UInt64 = 0
         _ = try? runNonBlocking("read(eventfd)") { read(descriptor, &value, 8) }
     }
 
     /// Watches `path` on an inotify descriptor; `nil` when it cannot be watched (it does not exist).
-    static func addWatch(_ inotify: Int32, path: String, mask: UInt32) -> Int32? {
+    package static func addWatch(_ inotify: Int32, path: String, mask: UInt32) -> Int32? {
         try? run("inotify_add_watch(\(path))") { inotify_add_watch(inotify, path, mask) }
     }
 
@@ -196,7 +196,7 @@ enum SystemCall {
     }
 
     /// Milliseconds on the monotonic clock, for bounded waits.
-    static func monotonicMilliseconds() -> Int {
+    package static func monotonicMilliseconds() -> Int {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
@@ -227,6 +227,6 @@ enum SystemCall {
 func libcClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
 
 /// The C library's `send`, named apart from `NetlinkSocket.send(_:)`, which hides it.
-func libcSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+package func libcSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
     send(descriptor, bytes, count, flags)
 }

@@ -5,8 +5,9 @@
 /// targets whose interface's details changed. Sources hold details already settled (``LinkDetails/settled(after:)``),
 /// so that a change they announce is one a listener should hear.
 package protocol LinkDetailsSource: AnyObject, Sendable {
-    /// The settled details of the interface named `name`, or `nil` when the source knows nothing of it.
-    func details(ofInterface name: String) -> LinkDetails?
+    /// The settled details of `interface`, or `nil` when the source knows nothing of it. Sources match the
+    /// interface by name, and by index where they know one (a name can pass to another interface).
+    func details(of interface: NetworkInterface) -> LinkDetails?
     /// Sets the one handler the source calls, on any thread, with the names of the interfaces whose details changed;
     /// `nil` names means every interface.
     func onChange(_ handler: @escaping @Sendable (_ interfaces: Set<String>?) -> Void)
@@ -15,8 +16,8 @@ package protocol LinkDetailsSource: AnyObject, Sendable {
 extension LinkDetailsSource {
     /// `snapshot` with its path's ``ReachabilityPath/details`` set from this source: the one place a path gets them.
     package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
-        guard let name = snapshot.path.interface?.name else { return snapshot }
-        let details = details(ofInterface: name)
+        guard let interface = snapshot.path.interface else { return snapshot }
+        let details = details(of: interface)
         guard details != snapshot.path.details else { return snapshot }
         var detailed = snapshot
         detailed.path.details = details

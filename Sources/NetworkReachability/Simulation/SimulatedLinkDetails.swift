@@ -24,7 +24,7 @@ package final class SimulatedLinkDetails: LinkDetailsSource {
         return changed
     }
 
-    package func details(ofInterface name: String) -> LinkDetails? { state.withLock { $0.details[name] } }
+    package func details(of interface: NetworkInterface) -> LinkDetails? { state.withLock { $0.details[interface.name] } }
 
     package func onChange(_ handler: @escaping @Sendable (Set<String>?) -> Void) { state.withLock { $0.handler = handler } }
 }

@@ -6,13 +6,13 @@
 
 /// A pthread mutex and condition variable around one value: for a thread that must sleep until another
 /// changes the value. Like ``Locked``, ThreadSanitizer sees it.
-final class ConditionLock<Value>: @unchecked Sendable {
+package final class ConditionLock<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     // Guarded by `mutex`.
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -37,7 +37,7 @@ final class ConditionLock<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value, then wakes every waiter to look at it again.
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         pthread_mutex_lock(mutex)
         defer {
             pthread_cond_broadcast(condition)
@@ -51,7 +51,7 @@ final class ConditionLock<Value>: @unchecked Sendable {
     /// - Parameter deadline: milliseconds on `CLOCK_MONOTONIC` (``SystemCall/monotonicMilliseconds()``); none
     ///   waits without end.
     /// - Returns: `body`'s result, given whether `isReady` held (false: timed out).
-    func wait<Result>(
+    package func wait<Result>(
         until isReady: (Value) -> Bool, deadline milliseconds: Int? = nil, then body: (inout Value, Bool) -> Result
     ) -> Result {
         let deadline = milliseconds.map { timespec(tv_sec: $0 / 1000, tv_nsec: $0 % 1000 * 1_000_000) }

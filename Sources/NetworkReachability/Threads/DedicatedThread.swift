@@ -8,7 +8,7 @@ import CNetlink
 /// A thread of our own, for the blocking kernel read and for background work: it must not occupy a Dispatch or
 /// Swift-concurrency worker, and using Dispatch at all on Linux starts its pool's monitor, a one-second timer that
 /// wakes the process for as long as it lives.
-final class DedicatedThread: @unchecked Sendable {
+package final class DedicatedThread: @unchecked Sendable {
     private var thread = pthread_t()
 
     private final class Body {
@@ -21,7 +21,7 @@ final class DedicatedThread: @unchecked Sendable {
     }
 
     /// Starts `body` on a new thread called `name` (a name over 15 bytes is not set).
-    init(name: String = "reachability", _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
+    package init(name: String = "reachability", _ body: @escaping @Sendable () -> Void) throws(ReachabilityError) {
         let context = Unmanaged.passRetained(Body(name, body)).toOpaque()
         let result = pthread_create(
             &thread, nil,
@@ -42,7 +42,7 @@ final class DedicatedThread: @unchecked Sendable {
     var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
     /// Waits for the thread to end; from the thread itself, lets it end on its own instead.
-    func join() {
+    package func join() {
         if isCurrent {
             detach()
         } else {
@@ -51,5 +51,5 @@ final class DedicatedThread: @unchecked Sendable {
     }
 
     /// Lets the thread end on its own: nobody joins it.
-    func detach() { pthread_detach(thread) }
+    package func detach() { pthread_detach(thread) }
 }

@@ -1,0 +1,85 @@
+/// One service's objects as its `org.freedesktop.DBus.ObjectManager` tells them, kept current by its
+/// `InterfacesAdded`, `InterfacesRemoved` and `PropertiesChanged` signals: path → interface → property → value.
+struct ServiceMirror {
+    /// Properties by name.
+    typealias Properties = [String: DBusValue]
+    /// Interfaces by name, each with its properties.
+    typealias Interfaces = [String: Properties]
+
+    /// The service's well-known bus name.
+    let name: String
+    /// The name a person knows it by, for logs: `ModemManager`.
+    let label: String
+    /// The path of its object manager.
+    let root: String
+    /// The unique name that owns ``name`` now; `nil` while the service is not on the bus.
+    var owner: String?
+    /// Every object the service manages.
+    var objects: [String: Interfaces] = [:]
+    /// Why its objects are not known, when they are not: absent, not answering, answering nonsense.
+    var problem: String?
+
+    init(name: String, label: String, root: String) {
+        self.name = name
+        self.label = label
+        self.root = root
+    }
+
+    static let objectManager = "org.freedesktop.DBus.ObjectManager"
+    static let properties = "org.freedesktop.DBus.Properties"
+
+    /// The call that loads every object.
+    var loadingCall: DBusMessage {
+        .methodCall(destination: name, path: root, interface: Self.objectManager, member: "GetManagedObjects")
+    }
+
+    /// Takes the objects of a `GetManagedObjects` answer.
+    ///
+    /// - Throws: ``DBusError/malformed(_:)`` naming what the answer held instead of `a{oa{sa{sv}}}`.
+    mutating func load(_ answer: DBusMessage) throws(DBusError) {
+        guard answer.signature == "a{oa{sa{sv}}}", let entries = answer.body.first?.dictionary else {
+            throw .malformed("GetManagedObjects answered '\(answer.signature)', not a{oa{sa{sv}}}")
+        }
+        objects = entries.compactMapValues(Self.interfaces(of:))
+        problem = nil
+    }
+
+    /// Forgets every object: the service left the bus, or the bus went away.
+    mutating func forget(because problem: String) {
+        objects = [:]
+        self.problem = problem
+    }
+
+    /// Applies one of the service's signals; returns whether the mirror changed. Signals of other senders, or of a
+    /// shape other than the specification's, change nothing.
+    mutating func apply(_ signal: DBusMessage) -> Bool {
+        guard signal.kind == .signal, let owner, signal.sender == owner, let path = signal.path else { return false }
+        switch (signal.interface, signal.member, signal.signature) {
+        case (Self.objectManager, "InterfacesAdded", "oa{sa{sv}}"):
+            guard let object = signal.body[0].string, let added = Self.interfaces(of: signal.body[1]) else { return false }
+            objects[object, default: [:]].merge(added) { _, new in new }
+            return true
+        case (Self.objectManager, "InterfacesRemoved", "oas"):
+            guard let object = signal.body[0].string, let removed = signal.body[1].elements?.compactMap(\.string) else {
+                return false
+            }
+            for interface in removed { objects[object]?[interface] = nil }
+            if objects[object]?.isEmpty == true { objects[object] = nil }
+            return true
+        case (Self.properties, "PropertiesChanged", "sa{sv}as"):
+            guard objects[path] != nil, let interface = signal.body[0].string, let changed = signal.body[1].dictionary,
+                let invalidated = signal.body[2].elements?.compactMap(\.string)
+            else { return false }
+            objects[path]?[interface, default: [:]].merge(changed) { _, new in new }
+            for property in invalidated { objects[path]?[interface]?[property] = nil }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// An `a{sa{sv}}` value as interfaces and their properties.
+    private static func interfaces(of value: DBusValue) -> Interfaces? {
+        value.dictionary?.compactMapValues(\.dictionary)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// A `dbus-daemon` of the test's own, configured as a system bus, with python-dbusmock services on it
+/// (ModemManager, NetworkManager): real D-Bus traffic without touching the host's bus.
+///
+/// Everything it starts is killed, and its directory removed, by ``remove()`` (also on `deinit`).
+public final class PrivateBus: @unchecked Sendable {
+    /// The folder holding the configuration and the socket.
+    public let directory: String
+    /// The bus's address, for the reader and for `DBUS_SYSTEM_BUS_ADDRESS`.
+    public var address: String { "unix:path=\(directory)/bus" }
+    private let lock = NSLock()
+    private var daemon: Subprocess?  // guarded by `lock`
+    private var services: [String: Subprocess] = [:]  // guarded by `lock`
+    nonisolated(unsafe) private static var next = 0  // guarded by `counter`
+    private static let counter = NSLock()
+
+    /// Starts the bus.
+    public init() throws {
+        let number = Self.counter.withLock {
+            Self.next += 1
+            return Self.next
+        }
+        directory = "/tmp/nrt-bus-\(getpid())-\(number)"
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let configuration = """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>system</type>
+              <listen>unix:path=\(directory)/bus</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow user="*"/>
+                <allow own="*"/>
+                <allow send_destination="*"/>
+                <allow receive_sender="*"/>
+              </policy>
+            </busconfig>
+            """
+        try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
+        do {
+            try start()
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    /// Starts the daemon (again, after ``kill()``) and waits until it answers.
+    public func start() throws {
+        let process = try Subprocess(["dbus-daemon", "--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"])
+        lock.withLock { daemon = process }
+        guard eventually(timeout: 10, { (try? Command.run(["busctl", "--address=\(address)", "list"]))?.status == 0 }) else {
+            throw CommandError(
+                command: ["dbus-daemon"], result: CommandResult(status: 1, standardOutput: "", standardError: "no bus after 10 s")
+            )
+        }
+    }
+
+    /// Kills the daemon with SIGKILL, as a crash would: its socket file stays behind, and its services lose the bus.
+    public func kill() {
+        let process = lock.withLock {
+            defer { daemon = nil }
+            return daemon
+        }
+        process?.send(SIGKILL)
+        _ = process?.wait()
+    }
+
+    /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
+    /// and waits until it owns `name`.
+    public func startService(_ name: String, template: String?, object: String = "/", interface: String = "") throws {
+        var arguments = ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(address)", "/usr/bin/python3", "-m", "dbusmock", "--system"]
+        arguments += template.map { ["--template", $0] } ?? [name, object, interface]
+        let process = try Subprocess(arguments)
+        lock.withLock { services[name] = process }
+        guard eventually(timeout: 20, { (try? Command.run(["busctl", "--address=\(address)", "status", name]))?.status == 0 })
+        else {
+            throw CommandError(
+                command: arguments, result: CommandResult(status: 1, standardOutput: "", standardError: "\(name) not on the bus"))
+        }
+    }
+
+    /// Ends the service named `name` (SIGTERM): it leaves the bus.
+    public func stopService(_ name: String) {
+        let process = lock.withLock { services.removeValue(forKey: name) }
+        process?.send(SIGTERM)
+        _ = process?.wait()
+    }
+
+    /// Calls a method with `busctl` and returns what it printed; `arguments` are busctl's signature and values.
+    @discardableResult
+    public func call(_ destination: String, _ path: String, _ interface: String, _ method: String, _ arguments: [String] = [])
+        throws -> String
+    {
+        try Command.run(
+            ["busctl", "--address=\(address)", "call", destination, path, interface, method] + arguments, check: true,
+            timeout: 30
+        ).standardOutput
+    }
+
+    /// Kills every process it started and removes its directory.
+    public func remove() {
+        let processes = lock.withLock {
+            defer {
+                services.removeAll()
+                daemon = nil
+            }
+            return Array(services.values) + [daemon].compactMap { $0 }
+        }
+        for process in processes {
+            process.send(SIGKILL)
+            _ = process.wait()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
