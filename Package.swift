@@ -96,6 +96,10 @@ let package = Package(
             name: "FuzzAddress", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzAddress",
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "FuzzDBus", dependencies: ["NetworkReachabilityRadio", "CFuzzDriver"], path: "Fuzz/FuzzDBus",
+            swiftSettings: strictSettings
+        ),
         // Creates and releases reachability objects on many threads at once; run by the kernel tests in a namespace.
         .executableTarget(
             name: "LifecycleStorm", dependencies: ["NetworkReachability"], path: "Tests/LifecycleStorm",

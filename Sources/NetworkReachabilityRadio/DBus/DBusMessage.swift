@@ -132,6 +132,7 @@ package struct DBusMessage: Sendable, Equatable {
             case (6, .string(let text)): destination = text
             case (7, .string(let text)): sender = text
             case (8, .signature(let text)): signature = text
+            case (9, .uint32): continue  // file descriptors, which this client neither asks for nor takes
             case (1...9, _): throw .malformed("header field \(code) of type \(value.type)")
             default: continue  // unknown fields are ignored, as the specification says
             }
