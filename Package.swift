@@ -80,7 +80,7 @@ let package = Package(
         .executableTarget(
             name: "reach",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidation",
+                "NetworkReachability", "NetworkReachabilityValidation", "NetworkReachabilityRadio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -26,8 +26,9 @@ struct BusSession {
     }
 
     /// Connects, reads both services, then follows their signals until the bus goes away or `stopDescriptor` is
-    /// readable. Ends with every mirror forgotten, unless it stopped.
-    mutating func run(stopDescriptor: Int32) {
+    /// readable. Ends with every mirror forgotten, unless it stopped. Returns whether it connected at all.
+    @discardableResult
+    mutating func run(stopDescriptor: Int32) -> Bool {
         let connection: DBusConnection
         do {
             connection = try DBusConnection(address: address, timeoutMilliseconds: timeoutMilliseconds)
@@ -35,7 +36,7 @@ struct BusSession {
             logger.debug("no system bus at \(address): \(error)")
             forgetAll(because: "no system bus")
             onChange(services, "system bus: not reachable at \(address): \(error)")
-            return
+            return false
         }
         let busLine = "system bus: \(address)"
         do {
@@ -58,7 +59,7 @@ struct BusSession {
                     pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
                 ]
                 _ = try? SystemCall.run("poll") { poll(&descriptors, 2, -1) }
-                if descriptors[1].revents != 0 { return }
+                if descriptors[1].revents != 0 { return true }
                 if descriptors[0].revents != 0 { try connection.readAvailable() }
             }
         } catch {
@@ -66,6 +67,7 @@ struct BusSession {
             forgetAll(because: "the system bus went away")
             onChange(services, "system bus: lost (\(error)); waiting for it to return")
         }
+        return true
     }
 
     /// The signals followed for `service`: its owner changing, its objects coming and going, their properties.

@@ -1,11 +1,13 @@
 import CNetlink
 import NetworkReachability
 
-/// Tells, through inotify, when the directory of the bus's socket changes: a bus that was not there, or went away,
+/// Tells, through inotify, when the bus's socket is created or replaced: a bus that was not there, or went away,
 /// may be there now. Its descriptor joins the reading thread's `poll`; nothing is polled on a timer.
 final class BusSocketWatch {
-    /// The inotify descriptor, readable after a change.
+    /// The inotify descriptor, readable after a change in the socket's directory.
     let descriptor: Int32
+    /// The socket's name in its directory.
+    private let name: [UInt8]
     private var buffer = [UInt8](repeating: 0, count: 4096)
 
     /// Watches the directory of the socket `address` names; `nil` for an abstract socket, a directory that does not
@@ -15,6 +17,7 @@ final class BusSocketWatch {
         let path = String(decoding: socket.bytes, as: UTF8.self)
         guard let slash = path.lastIndex(of: "/") else { return nil }
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        name = Array(path[path.index(after: slash)...].utf8)
         descriptor = cnl_inotify_open()
         guard descriptor >= 0 else { return nil }
         guard SystemCall.addWatch(descriptor, path: directory, mask: cnl_inotify_change_mask()) != nil else {
@@ -25,8 +28,22 @@ final class BusSocketWatch {
 
     deinit { SystemCall.close(descriptor) }
 
-    /// Reads every pending event: the next change wakes the poll again.
-    func drain() {
-        while SystemCall.readAvailable(descriptor, into: &buffer) != nil {}
+    /// Reads every pending event; returns whether one named the socket (others in the directory do not count).
+    @discardableResult
+    func drain() -> Bool {
+        var named = false
+        while let count = SystemCall.readAvailable(descriptor, into: &buffer) {
+            // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of NUL-padded name.
+            var offset = 0
+            while offset + 16 <= count {
+                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
+                    | Int(buffer[offset + 15]) << 24
+                let end = min(offset + 16 + length, count)
+                let eventName = buffer[(offset + 16)..<end].prefix { $0 != 0 }
+                if eventName.elementsEqual(name) { named = true }
+                offset = end
+            }
+        }
+        return named
     }
 }

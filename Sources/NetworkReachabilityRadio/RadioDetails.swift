@@ -125,24 +125,44 @@ public final class RadioDetails: Sendable {
             ServiceMirror(name: NetworkManagerFacts.service, label: "NetworkManager", root: NetworkManagerFacts.root),
         ]
         var loggedComplaints: Set<String> = []
+        // Attempts left after the socket appeared: a daemon creates it (bind) a moment before it accepts (listen).
+        var quickRetries = 0
         while !isStopping.withLock({ $0 }) {
-            watch?.drain()
             var session = BusSession(
                 address: busAddress, services: services, timeoutMilliseconds: callTimeoutMilliseconds, logger: logger)
             session.onChange = { [self] services, busLine in
                 publish(services, busLine: busLine, loggedComplaints: &loggedComplaints)
             }
-            session.run(stopDescriptor: stopDescriptor)
+            let connected = session.run(stopDescriptor: stopDescriptor)
             services = session.services
             markSettled()
             guard !isStopping.withLock({ $0 }) else { break }
-            // The bus is not there, or went away: wait for its socket to change, or for the stop.
-            var descriptors = [pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0)]
-            if let watch { descriptors.append(pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0)) }
-            _ = try? SystemCall.run("poll") { poll(&descriptors, nfds_t(descriptors.count), -1) }
+            if !connected, quickRetries > 0 {
+                quickRetries -= 1
+                usleep(Self.quickRetryMicroseconds)
+                continue
+            }
+            guard let watch else {
+                logger.info("cannot watch for the system bus at \(busAddress); radio details stay absent")
+                break
+            }
+            // The bus is not there, or went away: wait for its socket to be created again, or for the stop.
+            var descriptors = [
+                pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
+            ]
+            repeat {
+                _ = try? SystemCall.run("poll") { poll(&descriptors, 2, -1) }
+            } while descriptors[0].revents == 0 && !watch.drain()
+            quickRetries = Self.quickRetries
         }
         markSettled()
     }
+
+    /// How often, and how far apart, a connection is tried again after the socket appeared: enough for a daemon
+    /// between its `bind` and its `listen`, bounded so that a stale socket costs nothing more.
+    private static let quickRetries = 5
+    private static let quickRetryMicroseconds: UInt32 = 20_000
 
     private func markSettled() { settled.withLock { $0 = true } }
 

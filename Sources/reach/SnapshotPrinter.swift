@@ -14,7 +14,8 @@ struct SnapshotPrinter: Sendable {
                 : Self.humanLine(snapshot, target: target, validation: validation))
     }
 
-    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`
+    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, or with a modem's details
+    /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`
     static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?) -> String {
         var line = "\(target): "
         switch snapshot.status {
@@ -25,6 +26,7 @@ struct SnapshotPrinter: Sendable {
         // A host's reason is its resolution, which the host's part of the line says in the resolver's words.
         if let reason = snapshot.path.reason, snapshot.path.host == nil { line += " (\(reason))" }
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
+        if let details = snapshot.path.details?.summary, !details.isEmpty { line += " (\(details))" }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
         if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(prefix)" }

@@ -25,7 +25,11 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
-    @Flag(help: "Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages.")
+    @Flag(
+        help: """
+            Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and \
+            what was read from ModemManager and NetworkManager, or why nothing was.
+            """)
     var verbose = false
 
     @OptionGroup var validation: ValidationOptions
@@ -48,6 +52,7 @@ struct WatchCommand: ParsableCommand {
                 try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
             )
         }
+        RadioDetailsStart.start(verbose: verbose, logger: logger)
         Self.exitOnSignals()
         Self.endOnClosedOutput()
         let printer = SnapshotPrinter(json: json)

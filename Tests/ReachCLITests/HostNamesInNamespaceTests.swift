@@ -58,7 +58,11 @@ struct HostNamesInNamespaceTests {
         try network.setHostsFile(["\(TestNetwork.gatewayIPv4) sleepy.test"])
         let output = LineCollector()
         let watcher = try network.start(
-            [ReachBinary.path, "watch", "sleepy.test", "198.51.100.1", "--json"], output: output.pipe)
+            [
+                "env", "DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/nrt-absent-bus", ReachBinary.path, "watch", "sleepy.test",
+                "198.51.100.1", "--json",
+            ],
+            output: output.pipe)
         #expect(eventually { output.lines.contains { host(decode($0))["resolution"] as? String == "resolved" } })
         // And the network turned IPv6-only, so the IPv4 address makes the monitor look for DNS64
         try network.ip("-4", "route", "del", "default")
@@ -68,16 +72,18 @@ struct HostNamesInNamespaceTests {
                     decode($0)["target"] as? String == "198.51.100.1" && decode($0)["status"] as? String == "notReachable"
                 }
             })
-        // Then, once that work is done, only the main thread and the monitor's are left: the resolver's threads
-        // ended, and no Dispatch pool was started (its monitor would wake the process every second from then on).
+        // Then, once that work is done, only the main thread, the monitor's and the radio-details reader's (waiting for
+        // a system bus to appear) are left: the resolver's threads ended, and no Dispatch pool was started (its monitor would wake the process every second from then on).
         // (Wake-ups themselves are not counted here: other tests' namespaces coming and going wake the monitor.)
         #expect(eventually(timeout: 5) { (try? Self.threadNames(of: watcher.pid)) == Self.watchThreadNames })
         #expect(try Self.threadNames(of: watcher.pid) == Self.watchThreadNames)
     }
 
-    /// The threads of an idle `reach watch`, sorted: the main one and the monitor's, plus, under ThreadSanitizer,
-    /// the background thread its runtime starts with the first `pthread_create` (it keeps the process's name).
-    private static let watchThreadNames = (Sanitizer.current == "thread" ? ["reach"] : []) + ["reach", "reachability"]
+    /// The threads of an idle `reach watch`, sorted: the main one, the monitor's and the radio-details reader's, plus,
+    /// under ThreadSanitizer, the background thread its runtime starts with the first `pthread_create` (it keeps the
+    /// process's name).
+    private static let watchThreadNames =
+        ((Sanitizer.current == "thread" ? ["reach"] : []) + ["reach", "reachability", "radio-details"]).sorted()
 
     /// The names of `pid`'s threads, sorted.
     private static func threadNames(of pid: pid_t) throws -> [String] {
