@@ -36,8 +36,7 @@ final class BusSocketWatch {
             // struct inotify_event: wd, mask, cookie, len (4 bytes each), then len bytes of NUL-padded name.
             var offset = 0
             while offset + 16 <= count {
-                let length = Int(buffer[offset + 12]) | Int(buffer[offset + 13]) << 8 | Int(buffer[offset + 14]) << 16
-                    | Int(buffer[offset + 15]) << 24
+                let length = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
                 let end = min(offset + 16 + length, count)
                 let eventName = buffer[(offset + 16)..<end].prefix { $0 != 0 }
                 if eventName.elementsEqual(name) { named = true }
