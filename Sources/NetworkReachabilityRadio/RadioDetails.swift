@@ -89,8 +89,9 @@ public final class RadioDetails: Sendable {
 
     deinit { SystemCall.close(stopDescriptor) }
 
-    /// Stops reading and closes the connection; the details it knew stay as they were.
-    public func stop() {
+    /// Stops reading and closes the connection, for tests; the details it knew stay as they were. The process-wide
+    /// reader of ``start(logger:)`` reads for as long as the process lives.
+    package func stop() {
         isStopping.withLock { $0 = true }
         SystemCall.signalEvent(stopDescriptor)
         thread.withLock { thread in
