@@ -112,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkReachabilityTests",
-            dependencies: ["NetworkReachability"],
+            dependencies: ["NetworkReachability", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

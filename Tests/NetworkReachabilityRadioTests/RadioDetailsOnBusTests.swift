@@ -13,12 +13,8 @@ struct RadioDetailsOnBusTests {
     @Test func theModemsTechnologySignalAndRoamingAreOnTheCellularPathEachChangeOnce() async throws {
         // Given a modem on LTE at 72 %, at home, and a reader that has read it
         let fixture = try RadioFixture()
-        try fixture.startModemManager()
-        let reader = fixture.reader()
-        defer { reader.stop() }
-        #expect(reader.waitUntilRead(timeout: .seconds(10)))
-        let reachability = try NetworkReachability(network: fixture.network)
-        var updates = reachability.updates.makeAsyncIterator()
+        let (reader, reachability, iterator) = try fixture.listeningToModem()
+        var updates = iterator
         let first = try #require(await updates.next()?.path.details)
         #expect(first.radioTechnology == .lte4G && first.signal == SignalStrength(percent: 72) && first.isRoaming == false)
         #expect(try reachability.currentSnapshot().path.details == first)
@@ -49,7 +45,6 @@ struct RadioDetailsOnBusTests {
         let fixture = try RadioFixture()
         let point = try fixture.startNetworkManager(metered: 1, strength: 80)
         let reader = fixture.reader()
-        defer { reader.stop() }
         #expect(reader.waitUntilRead(timeout: .seconds(10)))
         let ethernet = try NetworkReachability(address: "192.168.1.1", network: fixture.network)
         let wifi = try NetworkReachability(address: "192.168.2.1", network: fixture.network)
@@ -58,7 +53,7 @@ struct RadioDetailsOnBusTests {
         #expect(try wifi.currentSnapshot().path.details?.signal == SignalStrength(percent: 80))
         #expect(try wifi.currentSnapshot().path.isExpensive == false)
 
-        // When the metered state is a guess, yes and then no, listeners hear each
+        // When the metered state is a guess (no, then yes), then no, listeners hear each
         var updates = ethernet.updates.makeAsyncIterator()
         #expect(await updates.next()?.path.details?.isMetered == true)
         try fixture.updateNetworkManager(RadioFixture.ethernet, RadioFixture.device, [["Metered", "u", "4"]])
@@ -66,6 +61,9 @@ struct RadioDetailsOnBusTests {
         #expect(guessNo.details?.isMetered == false && !guessNo.isExpensive)
         try fixture.updateNetworkManager(RadioFixture.ethernet, RadioFixture.device, [["Metered", "u", "3"]])
         #expect(await updates.next()?.path.isExpensive == true)
+        try fixture.updateNetworkManager(RadioFixture.ethernet, RadioFixture.device, [["Metered", "u", "2"]])
+        let no = try #require(await updates.next()?.path)
+        #expect(no.details?.isMetered == false && !no.isExpensive)
 
         // And the manager's connectivity check, and the access point's signal, follow
         try fixture.updateNetworkManager(
@@ -80,12 +78,8 @@ struct RadioDetailsOnBusTests {
     @Test func theDetailsGoWithTheBusOrTheServiceAndComeBackWithThem() async throws {
         // Given a modem read through the bus
         let fixture = try RadioFixture()
-        try fixture.startModemManager()
-        let reader = fixture.reader()
-        defer { reader.stop() }
-        #expect(reader.waitUntilRead(timeout: .seconds(10)))
-        let reachability = try NetworkReachability(network: fixture.network)
-        var updates = reachability.updates.makeAsyncIterator()
+        let (reader, reachability, iterator) = try fixture.listeningToModem()
+        var updates = iterator
         #expect(await updates.next()?.path.details?.radioTechnology == .lte4G)
 
         // When ModemManager leaves the bus, its details go; when it returns, they come back
@@ -109,8 +103,7 @@ struct RadioDetailsOnBusTests {
     @Test func withoutABusThereAreNoDetailsAndTheSummarySaysWhy() throws {
         let fixture = try RadioFixture()
         fixture.bus.kill()
-        let reader = RadioDetails(busAddress: "unix:path=\(fixture.bus.directory)/absent", monitor: fixture.network.monitor)
-        defer { reader.stop() }
+        let reader = fixture.reader(busAddress: "unix:path=\(fixture.bus.directory)/absent")
         #expect(reader.waitUntilRead(timeout: .seconds(10)))
         let reachability = try NetworkReachability(network: fixture.network)
         #expect(try reachability.currentSnapshot().path.details == nil)
@@ -125,7 +118,6 @@ struct RadioDetailsOnBusTests {
         try fixture.startModemManager()
         try fixture.updateModem(RadioFixture.modemInterface, [["AccessTechnologies", "s", "LTE"]])
         let reader = fixture.reader()
-        defer { reader.stop() }
         #expect(reader.waitUntilRead(timeout: .seconds(10)))
         // Then the technology is absent, the signal is there, and one line says why
         let details = try #require(try NetworkReachability(network: fixture.network).currentSnapshot().path.details)
@@ -155,7 +147,6 @@ struct RadioDetailsOnBusTests {
             ])
         // When a reader with a short timeout reads them
         let reader = fixture.reader(callTimeout: .milliseconds(500))
-        defer { reader.stop() }
         // Then it ends its first read without hanging, with no details and a line for each
         #expect(reader.waitUntilRead(timeout: .seconds(10)))
         #expect(try NetworkReachability(network: fixture.network).currentSnapshot().path.details == nil)

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NetworkReachability
 import NetworkReachabilityTesting
@@ -7,15 +8,16 @@ import TestSupport
 
 /// A private bus with python-dbusmock's ModemManager and NetworkManager on it, and a simulated network whose
 /// interfaces they describe: `wwan0` (cellular, the default route), `eth0` and `wlan0`.
-final class RadioFixture: Sendable {
-    static let modemManager = "org.freedesktop.ModemManager1"
-    static let modemManagerRoot = "/org/freedesktop/ModemManager1"
-    static let modem = "/org/freedesktop/ModemManager1/Modems/8"
-    static let modemInterface = "org.freedesktop.ModemManager1.Modem"
-    static let modem3gpp = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
-    static let networkManager = "org.freedesktop.NetworkManager"
-    static let networkManagerPath = "/org/freedesktop/NetworkManager"
-    static let device = "org.freedesktop.NetworkManager.Device"
+final class RadioFixture: @unchecked Sendable {
+    static let modemManager = ModemManagerFacts.service
+    static let modemManagerRoot = ModemManagerFacts.root
+    static let modem = "/org/freedesktop/ModemManager1/Modems/8"  // the template's
+    static let modemInterface = ModemManagerFacts.modem
+    static let modem3gpp = ModemManagerFacts.modem3gpp
+    static let networkManager = NetworkManagerFacts.service
+    static let networkManagerPath = NetworkManagerFacts.managerPath
+    static let device = NetworkManagerFacts.device
+    static let accessPoint = NetworkManagerFacts.accessPoint
     static let mock = "org.freedesktop.DBus.Mock"
     static let lte: UInt32 = 1 << 14
     static let nr: UInt32 = 1 << 15
@@ -24,6 +26,8 @@ final class RadioFixture: Sendable {
     let bus: PrivateBus
     let network = SimulatedNetwork()
     let messages = Recorder<String>()
+    private let lock = NSLock()
+    private var readers: [RadioDetails] = []  // guarded by `lock`; stopped by `deinit`
 
     init() throws {
         bus = try PrivateBus()
@@ -36,13 +40,32 @@ final class RadioFixture: Sendable {
         try network.addAddress("192.168.2.20/24", to: "wlan0")
     }
 
-    deinit { bus.remove() }
+    deinit {
+        for reader in lock.withLock({ readers }) { reader.stop() }
+        bus.remove()
+    }
 
-    /// A reader of the private bus for the simulated network, logging into ``messages``.
-    func reader(callTimeout: Duration = .seconds(5)) -> RadioDetails {
-        RadioDetails(
-            busAddress: bus.address, monitor: network.monitor, callTimeout: callTimeout,
-            logger: Logger(label: "radio") { _ in RecordingLogHandler(self.messages) })
+    /// A reader of the bus (the private one unless told) for the simulated network, logging into ``messages``.
+    func reader(callTimeout: Duration = .seconds(5), busAddress: String? = nil) -> RadioDetails {
+        let messages = messages
+        let reader = RadioDetails(
+            busAddress: busAddress ?? bus.address, monitor: network.monitor, callTimeout: callTimeout,
+            logger: Logger(label: "radio") { _ in RecordingLogHandler(messages) })
+        lock.withLock { readers.append(reader) }
+        return reader
+    }
+
+    /// ModemManager with its modem on LTE at 72 %, at home, read by a reader; and the internet's updates, whose
+    /// first snapshot carries the modem's details.
+    func listeningToModem() throws -> (RadioDetails, NetworkReachability, AsyncStream<ReachabilitySnapshot>.Iterator) {
+        try startModemManager()
+        let reader = reader()
+        guard reader.waitUntilRead(timeout: .seconds(10)) else {
+            throw CommandError(
+                command: ["RadioDetails"], result: CommandResult(status: 1, standardOutput: "", standardError: "no first read"))
+        }
+        let reachability = try NetworkReachability(network: network)
+        return (reader, reachability, reachability.updates.makeAsyncIterator())
     }
 
     /// Starts ModemManager with one modem whose network port is `wwan0`, registered at home.
@@ -104,8 +127,7 @@ final class RadioFixture: Sendable {
         return point
     }
 
-    static let ethernet = "/org/freedesktop/NetworkManager/Devices/eth0dev"
-    static let accessPoint = "org.freedesktop.NetworkManager.AccessPoint"
+    static let ethernet = "/org/freedesktop/NetworkManager/Devices/eth0dev"  // the template's, named by the above
 
     /// The object path busctl printed as `s "/…"` or `ss "/…" "/…"` (the first).
     private static func path(_ output: String) -> String {

@@ -1,27 +1,14 @@
 import CNetlink
 import Foundation
 import Testing
+import TestSupport
 
 @_spi(Tooling) @testable import NetworkReachability
 
 /// The fuzz corpus and every input a fuzzer ever crashed on, replayed through the same parsers.
 struct FuzzCorpusTests {
-    private static let fuzzDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fuzz")
-
-    private static func inputs(_ folder: String) -> [(name: String, bytes: [UInt8])] {
-        let directory = fuzzDirectory.appendingPathComponent(folder)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        // Hidden files (.keep) are not inputs; skipping them also avoids FoundationEssentials leaking 4 KiB per
-        // empty file read, which AddressSanitizer reports.
-        return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { name in
-            (try? Data(contentsOf: directory.appendingPathComponent(name))).map { (name, Array($0)) }
-        }
-    }
-
     @Test func everyDatagramCapturedFromTheKernelParsesWithNothingDropped() throws {
-        let corpus = Self.inputs("corpus/netlink")
+        let corpus = FuzzInputs.read("corpus/netlink")
         try #require(corpus.count >= 40, "the committed corpus is missing")
         var parsedByType: [UInt16: Int] = [:]
         for (name, bytes) in corpus {
@@ -39,7 +26,7 @@ struct FuzzCorpusTests {
     }
 
     @Test func theCapturedRouterAdvertisementCarriesWhatTheRouterSent() throws {
-        let advertisements = Self.inputs("corpus/netlink").flatMap { NetlinkMessage.split($0.bytes[...]).messages }
+        let advertisements = FuzzInputs.read("corpus/netlink").flatMap { NetlinkMessage.split($0.bytes[...]).messages }
             .compactMap { message -> RouterAdvertisement? in
                 guard case .routerAdvertisement(let advertisement) = KernelMessage(message) else { return nil }
                 return advertisement
@@ -53,12 +40,12 @@ struct FuzzCorpusTests {
     }
 
     @Test func everyInputAFuzzerCrashedOnIsNowHandled() {
-        for (name, bytes) in Self.inputs("regressions/netlink") {
+        for (name, bytes) in FuzzInputs.read("regressions/netlink") {
             let (parsed, malformed) = KernelBytes.tally(datagram: bytes[...])
             #expect(parsed + malformed >= 0, "\(name)")
             _ = KernelBytes.attributeCount(bytes[...])
         }
-        for (name, bytes) in Self.inputs("regressions/address") {
+        for (name, bytes) in FuzzInputs.read("regressions/address") {
             let text = String(decoding: bytes, as: UTF8.self)
             if let address = try? IPAddress(text) { #expect((try? IPAddress(address.description)) == address, "\(name)") }
             _ = try? ReachabilityTarget(parsing: text)
