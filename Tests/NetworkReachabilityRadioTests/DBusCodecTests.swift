@@ -4,18 +4,21 @@ import Testing
 
 /// The D-Bus wire format: signatures, values and messages, written and read back, and broken bytes refused.
 struct DBusCodecTests {
-    private static let properties = DBusValue.array(
-        element: .dictionaryEntry(key: .string, value: .variant),
-        [
-            .dictionaryEntry(.string("AccessTechnologies"), .variant(.uint32(1 << 14))),
-            .dictionaryEntry(.string("SignalQuality"), .variant(.structure([.uint32(72), .boolean(true)]))),
-            .dictionaryEntry(
-                .string("Ports"),
-                .variant(.array(element: .structure([.string, .uint32]), [.structure([.string("wwan0"), .uint32(2)])]))),
-            .dictionaryEntry(.string("Strength"), .variant(.byte(80))),
-            .dictionaryEntry(.string("rssi"), .variant(.double(-85.5))),
-            .dictionaryEntry(.string("Empty"), .variant(.array(element: .uint64, []))),
-        ])
+    // Computed: an indirect enum held by a static is reported by LeakSanitizer, which cannot see its boxes.
+    private static var properties: DBusValue {
+        .array(
+            element: .dictionaryEntry(key: .string, value: .variant),
+            [
+                .dictionaryEntry(.string("AccessTechnologies"), .variant(.uint32(1 << 14))),
+                .dictionaryEntry(.string("SignalQuality"), .variant(.structure([.uint32(72), .boolean(true)]))),
+                .dictionaryEntry(
+                    .string("Ports"),
+                    .variant(.array(element: .structure([.string, .uint32]), [.structure([.string("wwan0"), .uint32(2)])]))),
+                .dictionaryEntry(.string("Strength"), .variant(.byte(80))),
+                .dictionaryEntry(.string("rssi"), .variant(.double(-85.5))),
+                .dictionaryEntry(.string("Empty"), .variant(.array(element: .uint64, []))),
+            ])
+    }
 
     @Test func signaturesParseToTypesAndBack() throws {
         for signature in ["u", "a{sv}", "a{oa{sa{sv}}}", "(ub)", "a(su)", "sa{sv}as", "yvgxtdnqh", "a(ubay)"] {
