@@ -15,10 +15,13 @@ import NetworkReachability
 /// ```swift
 /// import NetworkReachabilityRadio
 ///
-/// RadioDetails.start()
-/// let reachability = NetworkReachability()
-/// reachability.startListening(onQueue: queue) { … }   // `updates` hear LTE → 5G, signal steps, roaming
+/// RadioDetails.start(logger: logger)
+/// for await snapshot in NetworkReachability().updates {   // LTE → 5G, a signal step, roaming: each a change
+///     print(snapshot.path.details?.summary ?? "no details")
+/// }
 /// ```
+///
+/// Status listeners (`startListening`) hear only changes of status, which these details never make.
 ///
 /// It listens and never polls: one thread blocks on the bus socket, and the services' `PropertiesChanged`,
 /// `InterfacesAdded` and `InterfacesRemoved` signals keep a mirror of their objects. It is optional at run time:
@@ -32,11 +35,10 @@ public final class RadioDetails: Sendable {
         var handler: (@Sendable (Set<String>?) -> Void)?
         /// One line per source: connected, absent, or why not.
         var lines: [String] = []
-        /// Whether the first attempt to reach the bus and read both services has ended.
-        var isSettled = false
     }
 
     private let state = Locked(State())
+    /// Whether the first attempt to reach the bus and read both services has ended.
     private let settled = ConditionLock(false)
     private let busAddress: String
     private let callTimeoutMilliseconds: Int
