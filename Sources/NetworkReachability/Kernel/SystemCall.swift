@@ -67,7 +67,7 @@ package enum SystemCall {
     }
 
     /// Resets an eventfd's counter after a wake-up.
-    package static func consumeEvent(_ descriptor: Int32) {
+    static func consumeEvent(_ descriptor: Int32) {
         var value: UInt64 = 0
         _ = try? runNonBlocking("read(eventfd)") { read(descriptor, &value, 8) }
     }
