@@ -88,8 +88,7 @@ struct BusSession {
         {
             if newOwner.isEmpty {
                 logger.notice("\(services[index].label) left the bus; its details are absent until it returns")
-                services[index].owner = nil
-                services[index].forget(because: "not on the bus")
+                services[index].leave(because: "not on the bus")
             } else {
                 logger.notice("\(services[index].label) joined the bus")
                 services[index].owner = newOwner
@@ -112,8 +111,7 @@ struct BusSession {
             services[index].owner = answer.body.first?.string
         } catch .errorReply {
             logger.info("\(services[index].label) is not on the bus; its details are absent until it joins")
-            services[index].owner = nil
-            services[index].forget(because: "not on the bus")
+            services[index].leave(because: "not on the bus")
             return
         }
         try load(index, on: connection)
@@ -149,8 +147,7 @@ struct BusSession {
 
     private mutating func forgetAll(because problem: String) {
         for index in services.indices {
-            services[index].owner = nil
-            services[index].forget(because: problem)
+            services[index].leave(because: problem)
         }
     }
 }

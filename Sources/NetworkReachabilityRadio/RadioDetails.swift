@@ -190,9 +190,7 @@ public final class RadioDetails: Sendable {
             readings[name] = (details, device?.index)
         }
         var lines = [busLine]
-        for service in services {
-            let count = service.label == "ModemManager" ? cellular.count : devices.count
-            let what = service.label == "ModemManager" ? "modem interface" : "device"
+        for (service, (count, what)) in zip(services, [(cellular.count, "modem interface"), (devices.count, "device")]) {
             lines.append(
                 service.owner == nil || service.problem != nil
                     ? "\(service.label): \(service.problem ?? "not on the bus")"

@@ -16,6 +16,8 @@ final class DBusConnection {
     /// Messages dropped because they broke the wire protocol.
     private(set) var malformedMessages = 0
     private var received: [UInt8] = []
+    /// What one `recv` reads into, kept between reads.
+    private var chunk = [UInt8](repeating: 0, count: 65536)
     /// Messages that arrived while a call waited for its reply, handed out first by ``nextMessage()``.
     private var queued: [DBusMessage] = []
     private var nextSerial: UInt32 = 1
@@ -113,7 +115,6 @@ final class DBusConnection {
     ///
     /// - Throws: ``DBusError/disconnected`` at the end of the stream.
     func readAvailable() throws(DBusError) {
-        var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let outcome: SystemCall.Outcome<Int>
             do {

@@ -44,10 +44,16 @@ struct ServiceMirror {
         problem = nil
     }
 
-    /// Forgets every object: the service left the bus, or the bus went away.
+    /// Forgets every object, keeping the owner: the service is on the bus but did not answer as it should.
     mutating func forget(because problem: String) {
         objects = [:]
         self.problem = problem
+    }
+
+    /// Forgets the owner and every object: the service left the bus, or the bus went away.
+    mutating func leave(because problem: String) {
+        owner = nil
+        forget(because: problem)
     }
 
     /// Applies one of the service's signals; returns whether the mirror changed. Signals of other senders, or of a
