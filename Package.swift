@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
@@ -32,6 +33,7 @@ let package = Package(
             dependencies: [
                 "CNetlink",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -45,7 +47,10 @@ let package = Package(
         // simulated network's tests do not build one.
         .target(
             name: "NetworkReachabilityValidationCore",
-            dependencies: ["NetworkReachability", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NetworkReachability", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         // The validator over HTTP with AsyncHTTPClient: only its users pay for the HTTP stack.
@@ -128,6 +133,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Dispatch
+import CoreMetrics
 import Logging
 
 /// Tells, live, whether the network can carry traffic to a target and over what kind of link.
@@ -171,6 +172,9 @@ public final class NetworkReachability: Sendable {
         self.resolutionTimeout = resolutionTimeout
         self.logger = logger
     }
+
+    /// Where what is built on this object (the validator's probe counts) records its metrics: its monitor's factory.
+    package var metricsFactory: any MetricsFactory { monitor.metricsFactory }
 
     /// Releasing the object stops every way of listening and ends its sequences.
     deinit {

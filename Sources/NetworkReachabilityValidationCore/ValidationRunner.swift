@@ -1,4 +1,5 @@
 import Dispatch
+import CoreMetrics
 import Logging
 import NetworkReachability
 
@@ -29,6 +30,9 @@ final class ValidationRunner: Sendable {
     private let reachability: NetworkReachability
     private let prober: any ConnectivityProbing
     private let logger: Logger
+    /// Probes answered, by outcome: `network_reachability_validation_probes_total{outcome=…}`, with `validated`,
+    /// `captivePortal` and `limited` (``ValidationOutcome/name``), through the reachability's metrics factory.
+    private let probes: [String: Counter]
     /// Releases what the validator made for itself (an HTTP client of its own), once, when it closes.
     private let closing: (@Sendable () async -> Void)?
     // Guarded by its lock. Deliveries are handed to queues and streams under it, so they keep their order;
@@ -44,6 +48,15 @@ final class ValidationRunner: Sendable {
         self.prober = prober
         self.logger = logger
         self.closing = closing
+        probes = Dictionary(
+            uniqueKeysWithValues: ["validated", "captivePortal", "limited"].map { name in
+                (
+                    name,
+                    Counter(
+                        label: "network_reachability_validation_probes_total", dimensions: [("outcome", name)],
+                        factory: reachability.metricsFactory)
+                )
+            })
     }
 
     /// Starts following the target's changes.
@@ -95,6 +108,7 @@ final class ValidationRunner: Sendable {
             }
             guard !Task.isCancelled else { return }
             logger.debug("probe of \(configuration.probeURL): \(outcome)")
+            probes[outcome.name]?.increment()
             state.withLock { state in
                 guard state.generation == generation, !state.isClosed else { return }
                 publish(outcome, in: &state)

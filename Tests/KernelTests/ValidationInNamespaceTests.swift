@@ -6,6 +6,7 @@ import CNetlink
 #endif
 import AsyncHTTPClient
 import Logging
+import MetricsTestKit
 import NIOCore
 import NIOPosix
 import NetworkReachabilityValidation
@@ -41,11 +42,12 @@ struct ValidationInNamespaceTests {
     /// held by synchronous tests resumes a probe late, and a short timeout would then say `limited` wrongly.
     private func withValidator(
         in network: TestNetwork, probing server: ProbeServer, timeout: Duration = .seconds(30),
-        _ body: (ConnectivityValidator) async throws -> Void
+        metrics: TestMetrics? = nil, _ body: (ConnectivityValidator) async throws -> Void
     ) async throws {
         let group = try eventLoopGroup(in: network)
         let prober = NamespacedProber(HTTPConnectivityProber(eventLoopGroup: group), on: group.next())
-        let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
+        let monitor = ReachabilityMonitor(
+            backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)), metricsFactory: metrics)
         var failure: (any Error)?
         do {
             let validator = try ConnectivityValidator(
@@ -71,12 +73,14 @@ struct ValidationInNamespaceTests {
         return (seen, Task { for await outcome in updates { seen.append(outcome) } })
     }
 
-    @Test func eachAnswerOfTheEndpointIsDeliveredOnceInOrder() async throws {
+    /// Each outcome delivered once, in order; and counted, with the monitor's work, in the monitor's metrics.
+    @Test func eachAnswerOfTheEndpointIsDeliveredOnceInOrderAndCounted() async throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         let server = try ProbeServer(in: network)
         defer { server.remove() }
-        try await withValidator(in: network, probing: server) { validator in
+        let metrics = TestMetrics()
+        try await withValidator(in: network, probing: server, metrics: metrics) { validator in
             let (seen, reader) = record(validator)
             defer { reader.cancel() }
             #expect(await seen.waitForAsync(2) == [.notChecked, .validated])
@@ -97,6 +101,16 @@ struct ValidationInNamespaceTests {
                 #expect(await seen.waitForAsync(expected.count) == expected)
             }
         }
+        func probes(_ outcome: String) throws -> Int64 {
+            try metrics.expectCounter("network_reachability_validation_probes_total", [("outcome", outcome)]).totalValue
+        }
+        #expect(try probes("validated") == 2 && probes("captivePortal") == 2 && probes("limited") == 0)
+        // The route went and came back three times: at least the first answer and those six were delivered
+        #expect(try metrics.expectCounter("network_reachability_deliveries_total").totalValue >= 7)
+        #expect(try metrics.expectCounter("network_reachability_evaluations_total").totalValue >= 7)
+        #expect(try metrics.expectTimer("network_reachability_change_to_delivery_seconds").values.count >= 6)
+        let malformed = try metrics.expectCounter("network_reachability_dropped_messages_total", [("reason", "malformed")])
+        #expect(malformed.totalValue == 0)
     }
 
     /// A client of the caller's (AsyncHTTPClient's default configuration follows redirects) still tells the portal

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import Logging
 
@@ -68,12 +69,18 @@ package final class ReachabilityMonitor: Sendable {
 
     /// The backend the monitor listens to, for reads too.
     package let backend: any RoutingBackend
+    /// What it records through swift-metrics.
+    private let metrics: MonitorMetrics
     // Guarded by its lock; never held while calling a consumer or joining the thread.
     private let state = Locked(State())
 
     /// A monitor of `backend`; it subscribes when the first consumer is added.
-    package init(backend: any RoutingBackend) {
+    ///
+    /// - Parameter metricsFactory: where its metrics go; the bootstrapped backend (none: nothing recorded) unless
+    ///   a test gives one.
+    package init(backend: any RoutingBackend, metricsFactory: (any MetricsFactory)? = nil) {
         self.backend = backend
+        metrics = MonitorMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         backend.hosts.onChange { [weak self] name in self?.reevaluate(host: name) }
     }
 
@@ -224,6 +231,9 @@ package final class ReachabilityMonitor: Sendable {
         loop?.subscription.wake()
     }
 
+    /// The factory of the monitor's metrics, for what is built on it to record beside them.
+    package var metricsFactory: any MetricsFactory { metrics.factory }
+
     /// What the monitor and its subscriptions have counted, the open one included.
     package var statistics: MonitorStatistics {
         state.withLock { state in state.loop.map { state.counted.adding($0.subscription.statistics) } ?? state.counted }
@@ -262,8 +272,11 @@ package final class ReachabilityMonitor: Sendable {
                 change = .changed(.everything)
                 continue
             case .changed(let changes):
+                let start = ContinuousClock.now
                 backend.hosts.refreshWatched()
                 pass(after: changes, through: loop.subscription)
+                let elapsed = (ContinuousClock.now - start).components
+                metrics.changeToDelivery.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             case .resolverConfigurationChanged:
                 backend.hosts.refreshWatched()
                 pass(after: NetworkChanges(), through: loop.subscription)
@@ -318,6 +331,7 @@ package final class ReachabilityMonitor: Sendable {
             state.counted.targetEvaluations += due.count
             return due
         }
+        if !due.isEmpty { metrics.evaluations.increment(by: due.count) }
         for start in stride(from: 0, to: due.count, by: Self.partSize) {
             evaluate(due[start..<min(start + Self.partSize, due.count)], after: changes, through: subscription)
         }
@@ -359,6 +373,7 @@ package final class ReachabilityMonitor: Sendable {
             }
             return deliveries
         }
+        if !deliveries.isEmpty { metrics.deliveries.increment(by: deliveries.count) }
         deliver(deliveries, of: snapshots)
     }
 
@@ -396,16 +411,19 @@ package final class ReachabilityMonitor: Sendable {
     /// Logs what one wait brought: overflows and dropped messages always, each batch at debug level.
     private func report(_ change: RoutingChange, counted now: MonitorStatistics, since before: MonitorStatistics) {
         if now.resynchronizations > before.resynchronizations {
+            metrics.resynchronizations.increment(by: now.resynchronizations - before.resynchronizations)
             log(
                 .notice, "kernel socket overflowed (ENOBUFS): state re-read, resynchronizations so far: \(now.resynchronizations)"
             )
         }
         if now.foreignMessages > before.foreignMessages {
             let dropped = now.foreignMessages - before.foreignMessages
+            metrics.foreignMessages.increment(by: dropped)
             log(.warning, "dropped \(dropped) netlink messages not sent by the kernel (\(now.foreignMessages) so far)")
         }
         if now.malformedMessages > before.malformedMessages {
             let dropped = now.malformedMessages - before.malformedMessages
+            metrics.malformedMessages.increment(by: dropped)
             log(.warning, "dropped \(dropped) malformed kernel messages (\(now.malformedMessages) so far)")
         }
         log(.debug, "kernel change: \(change)")
