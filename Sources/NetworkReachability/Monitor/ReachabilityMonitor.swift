@@ -179,14 +179,14 @@ package final class ReachabilityMonitor: Sendable {
     /// Evaluates the targets that resolve `name` (the host, and the host restricted to interface types) again soon,
     /// if anyone listens to them: the name's resolution changed.
     func reevaluate(host name: HostName) {
+        markDue { target, _ in target.hostName == name }
+    }
+
+    /// Marks the listened targets `isAffected` picks due for the next pass, and wakes the loop if there are any.
+    private func markDue(where isAffected: (ReachabilityTarget, Entry) -> Bool) {
         let loop: Loop? = state.withLock { state in
             var found = false
-            if let entry = state.entries[.host(name)] {
-                entry.isDue = true
-                found = true
-            }
-            // Restricted targets on the name: few, and only these need the walk.
-            for (target, entry) in state.entries where target.hostName == name && target != .host(name) {
+            for (target, entry) in state.entries where isAffected(target, entry) {
                 entry.isDue = true
                 found = true
             }
@@ -213,22 +213,10 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Evaluates again soon the targets whose last path used one of `interfaces` (every target for `nil`).
     private func reevaluate(interfaces: Set<String>?) {
-        let loop: Loop? = state.withLock { state in
-            var found = false
-            for entry in state.entries.values {
-                guard let interfaces else {
-                    entry.isDue = true
-                    found = true
-                    continue
-                }
-                if let name = entry.last?.path.interface?.name, interfaces.contains(name) {
-                    entry.isDue = true
-                    found = true
-                }
-            }
-            return found ? state.loop : nil
+        markDue { _, entry in
+            guard let interfaces else { return true }
+            return entry.last?.path.interface.map { interfaces.contains($0.name) } ?? false
         }
-        loop?.subscription.wake()
     }
 
     /// The factory of the monitor's metrics, for what is built on it to record beside them.

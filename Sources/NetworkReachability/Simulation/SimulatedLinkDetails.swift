@@ -11,9 +11,8 @@ package final class SimulatedLinkDetails: LinkDetailsSource {
     package init() {}
 
     /// Sets the details of the interface named `name` (`nil` forgets them); a signal that moved less than a step keeps
-    /// the reading delivered before. Returns whether the settled details changed.
-    @discardableResult
-    package func set(_ details: LinkDetails?, ofInterface name: String) -> Bool {
+    /// the reading delivered before. Tells the handler when the settled details changed.
+    package func set(_ details: LinkDetails?, ofInterface name: String) {
         let (changed, handler) = state.withLock { state in
             let settled = details?.settled(after: state.details[name])
             let changed = settled != state.details[name]
@@ -21,7 +20,6 @@ package final class SimulatedLinkDetails: LinkDetailsSource {
             return (changed, state.handler)
         }
         if changed { handler?([name]) }
-        return changed
     }
 
     package func details(of interface: NetworkInterface) -> LinkDetails? { state.withLock { $0.details[interface.name] } }
