@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions.
@@ -81,13 +83,20 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The `reach` command: argument parsing and printing only.
+        // The `reach` command: argument parsing and printing, and `reach serve`'s HTTP exporter on SwiftNIO's
+        // HTTP/1 (already built for the validator's client).
         .executableTarget(
             name: "reach",
             dependencies: [
                 "NetworkReachability", "NetworkReachabilityValidation", "NetworkReachabilityRadio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

@@ -21,7 +21,7 @@ struct Reach: AsyncParsableCommand {
         version: NetworkReachability.version,
         subcommands: [
             StatusCommand.self, WatchCommand.self, WaitCommand.self, InterfacesCommand.self, NAT64Command.self,
-            SynthesizeCommand.self,
+            SynthesizeCommand.self, ServeCommand.self,
         ],
         defaultSubcommand: StatusCommand.self
     )
@@ -88,6 +88,9 @@ struct Reach: AsyncParsableCommand {
             message = error.description
         case let error as ValidationConfigurationError:
             code = ExitCode.validationFailure.rawValue
+            message = error.description
+        case let error as ServeError:
+            code = 70  // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
             message = error.description
         default:
             code = exitCode(for: error).rawValue

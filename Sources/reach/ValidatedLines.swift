@@ -4,16 +4,10 @@ import NetworkReachabilityValidation
 /// `reach watch --validate`: the internet's lines carry the validation outcome, and a new line is printed when
 /// either the snapshot or the outcome changes, never twice for the same pair.
 final class ValidatedLines: Sendable {
-    private struct State {
-        var snapshot: ReachabilitySnapshot?
-        var outcome = ValidationOutcome.notChecked
-        var printed: (ReachabilitySnapshot, ValidationOutcome)?
-    }
-
     private let printer: SnapshotPrinter
     private let target: String
     // Guarded by its lock, which is held while printing so lines leave in the order the state changed.
-    private let state = Locked(State())
+    private let pair = Locked(ValidatedPair())
 
     init(printer: SnapshotPrinter, target: String) {
         self.printer = printer
@@ -22,26 +16,15 @@ final class ValidatedLines: Sendable {
 
     /// The internet's snapshot changed.
     func receive(_ snapshot: ReachabilitySnapshot) {
-        state.withLock { state in
-            state.snapshot = snapshot
-            printIfNew(&state)
+        pair.withLock { pair in
+            if let shown = pair.receive(snapshot) { printer.print(shown.snapshot, as: target, validation: shown.outcome) }
         }
     }
 
     /// The validator's outcome changed.
     func receive(_ outcome: ValidationOutcome) {
-        state.withLock { state in
-            state.outcome = outcome
-            printIfNew(&state)
+        pair.withLock { pair in
+            if let shown = pair.receive(outcome) { printer.print(shown.snapshot, as: target, validation: shown.outcome) }
         }
-    }
-
-    private func printIfNew(_ state: inout State) {
-        guard let snapshot = state.snapshot else { return }
-        // Without the internet nothing is probed: say so at once rather than repeat the last outcome.
-        let shown = snapshot.status.isReachable ? state.outcome : .notChecked
-        if let (lastSnapshot, lastOutcome) = state.printed, lastSnapshot == snapshot, lastOutcome == shown { return }
-        state.printed = (snapshot, shown)
-        printer.print(snapshot, as: target, validation: shown)
     }
 }

@@ -1,0 +1,200 @@
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP connection of `reach serve`: routes each request to `/metrics`, `/status` or `/events`, answers the
+/// rest 404 or 405, and keeps the connection within the server's limits. Runs on the server's event loop.
+///
+/// A connection is waiting (for a request), answering, or streaming events. One deadline covers the first two:
+/// the request head and its answer must be done within the request timeout of the connection's opening or of its
+/// previous answer's end. A stream has no deadline; its reader is dropped when it falls too far behind.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private enum State {
+        case waiting(since: NIODeadline)
+        case answering(HTTPRequestHead?)
+        case streaming
+        case ending
+        case closed
+    }
+
+    private let server: ExporterServer
+    private var state = State.waiting(since: .now())
+    private var deadline: Scheduled<Void>?
+    private var context: ChannelHandlerContext?
+    /// Whether this connection holds one of the stream places and hears changes.
+    private var isSubscribed = false
+
+    init(server: ExporterServer) {
+        self.server = server
+    }
+
+    /// Since when the connection has waited for a request; `nil` when it is answering or streaming.
+    var waitingSince: NIODeadline? {
+        if case .waiting(let since) = state { since } else { nil }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        self.context = context
+        guard server.connections.admit(self) else {
+            state = .closed
+            context.close(promise: nil)
+            return
+        }
+        wait(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if isSubscribed {
+            server.served.unsubscribe(ObjectIdentifier(self))
+            server.connections.endStream()
+        }
+        state = .closed
+        server.connections.leave(self)
+        self.context = nil
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            guard case .waiting = state else { return }  // a streaming client's further requests are ignored
+            state = .answering(head)
+        case .body:
+            break  // no endpoint takes a body; it is read and dropped, within the deadline
+        case .end:
+            guard case .answering(let head?) = state else { return }
+            state = .answering(nil)
+            answer(head, context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)  // a reset or a malformed request (answered 400 by NIO's error handler)
+    }
+
+    /// Closes the connection, counting why.
+    func close(because reason: ConnectionRegistry.CloseReason) {
+        guard let context else { return }
+        server.connections.count(reason)
+        context.close(promise: nil)
+    }
+
+    /// Ends the connection for the server's stop: a stream with its last chunk, an answer once written, a waiting
+    /// connection at once.
+    func end() {
+        guard let context else { return }
+        switch state {
+        case .streaming:
+            state = .ending
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        case .waiting: context.close(promise: nil)
+        case .answering, .ending, .closed: state = .ending
+        }
+    }
+
+    // MARK: - Answers
+
+    private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard head.method == .GET || head.method == .HEAD else {
+            return send(
+                .methodNotAllowed, text: "method not allowed: only GET and HEAD\n", extra: [("Allow", "GET, HEAD")], to: head,
+                context: context)
+        }
+        let path = head.uri.prefix { $0 != "?" && $0 != "#" }
+        switch path {
+        case "/metrics":
+            send(
+                .ok, body: server.metricsExposition(), type: "text/plain; version=0.0.4; charset=utf-8", to: head,
+                context: context)
+        case "/status":
+            let records = server.served.currentRecords()
+            send(.ok, text: "[" + records.joined(separator: ",") + "]\n", type: "application/json", to: head, context: context)
+        case "/events" where head.method == .GET:
+            stream(to: head, context: context)
+        case "/events":
+            send(.ok, text: "", type: "text/event-stream", to: head, context: context)
+        default:
+            send(.notFound, text: "not found: /metrics, /status and /events are served\n", to: head, context: context)
+        }
+    }
+
+    private func send(
+        _ status: HTTPResponseStatus, text: String, type: String = "text/plain; charset=utf-8", extra: [(String, String)] = [],
+        to request: HTTPRequestHead, context: ChannelHandlerContext
+    ) {
+        send(
+            status, body: context.channel.allocator.buffer(string: text), type: type, extra: extra, to: request, context: context)
+    }
+
+    private func send(
+        _ status: HTTPResponseStatus, body: ByteBuffer, type: String, extra: [(String, String)] = [],
+        to request: HTTPRequestHead, context: ChannelHandlerContext
+    ) {
+        let keepAlive = request.isKeepAlive
+        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", "\(body.readableBytes)")] + extra)
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            guard case .success = result, keepAlive, case .answering = self.state else {
+                context.close(promise: nil)
+                return
+            }
+            self.wait(context: context)
+        }
+    }
+
+    /// Waits for the next request, within the request timeout.
+    private func wait(context: ChannelHandlerContext) {
+        state = .waiting(since: .now())
+        deadline?.cancel()
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.requestTimeout) {
+            switch self.state {
+            case .waiting, .answering: self.close(because: .timeout)
+            case .streaming, .ending, .closed: break
+            }
+        }
+    }
+
+    // MARK: - Event streams
+
+    /// Answers `/events`: the current state of every target, then one event per change, each `data: JSON`.
+    private func stream(to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard server.connections.startStream() else {
+            return send(
+                .serviceUnavailable, text: "too many event streams\n", extra: [("Retry-After", "10")], to: request,
+                context: context)
+        }
+        deadline?.cancel()
+        state = .streaming
+        isSubscribed = true
+        let limits = server.connections.limits
+        if let options = context.channel.syncOptions {
+            try? options.setOption(
+                .writeBufferWaterMark, value: .init(low: limits.streamBacklog / 2, high: limits.streamBacklog))
+            try? options.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.streamSocketBuffer))
+        }
+        let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")])
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
+        let current = server.served.subscribe(ObjectIdentifier(self)) { [weak self] record in self?.send(event: record) }
+        for record in current { context.write(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil) }
+        context.flush()
+    }
+
+    /// Sends one change, or drops the reader when more than the stream backlog is still waiting for it.
+    private func send(event record: String) {
+        guard case .streaming = state, let context else { return }
+        guard context.channel.isWritable else { return close(because: .slowReader) }
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil)
+    }
+
+    private static func event(_ record: String, _ context: ChannelHandlerContext) -> ByteBuffer {
+        context.channel.allocator.buffer(string: "data: \(record)\n\n")
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import NetworkReachability
+
+/// `--listen ADDR:PORT`: an IPv4 address and a port, or an IPv6 address in brackets and a port (`[::1]:9464`).
+/// Port 0 asks the kernel for a free port; the address `reach serve` really listens on is printed on stderr.
+struct ListenAddress: ExpressibleByArgument, Sendable, CustomStringConvertible {
+    /// Loopback only, on the port node_exporter's neighbours leave free for this kind of exporter.
+    static let standard = ListenAddress(host: "127.0.0.1", port: 9464)
+
+    let host: String
+    let port: Int
+
+    init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    init?(argument: String) {
+        let host: Substring
+        let port: Substring
+        if argument.hasPrefix("[") {
+            guard let close = argument.firstIndex(of: "]") else { return nil }
+            let rest = argument[argument.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            host = argument[argument.index(after: argument.startIndex)..<close]
+            port = rest.dropFirst()
+            guard (try? IPAddress(String(host)))?.family == .ipv6 else { return nil }
+        } else {
+            guard let colon = argument.lastIndex(of: ":") else { return nil }
+            host = argument[..<colon]
+            port = argument[argument.index(after: colon)...]
+            guard (try? IPAddress(String(host)))?.family == .ipv4 else { return nil }
+        }
+        guard port.allSatisfy(\.isASCII), let number = Int(port), (0...65535).contains(number) else { return nil }
+        self.host = String(host)
+        self.port = number
+    }
+
+    /// `127.0.0.1:9464` or `[::1]:9464`.
+    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    var defaultValueDescription: String { description }
+}

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+import Prometheus
+
+/// The `process_*` series Prometheus' own client libraries export (swift-prometheus has none), read from `/proc` at
+/// each scrape: CPU time, memory, descriptors and the start time, so a fleet's dashboards treat `reach serve` like
+/// any other exporter.
+final class ProcessGauges {
+    private let cpuSeconds: Counter
+    private let residentBytes: Gauge
+    private let virtualBytes: Gauge
+    private let openDescriptors: Gauge
+    private let maxDescriptors: Gauge
+    private let startTime: Gauge
+    private var countedCPUSeconds = 0.0
+
+    init(registry: PrometheusCollectorRegistry) {
+        cpuSeconds = registry.counter("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+        residentBytes = registry.gauge("process_resident_memory_bytes", help: "Resident memory size in bytes.")
+        virtualBytes = registry.gauge("process_virtual_memory_bytes", help: "Virtual memory size in bytes.")
+        openDescriptors = registry.gauge("process_open_fds", help: "Number of open file descriptors.")
+        maxDescriptors = registry.gauge("process_max_fds", help: "Maximum number of open file descriptors.")
+        startTime = registry.gauge("process_start_time_seconds", help: "Start time of the process since unix epoch in seconds.")
+        update()
+    }
+
+    /// Reads `/proc/self/stat`, `/proc/stat` and `/proc/self/fd` again; a file that cannot be read leaves its
+    /// series as they were.
+    func update() {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        if let stat = Self.text(of: "/proc/self/stat"), let end = stat.lastIndex(of: ")") {
+            // The fields after the command's closing parenthesis, from field 3 (state) on.
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            func field(_ number: Int) -> Double? { fields.count > number - 3 ? Double(fields[number - 3]) : nil }
+            if let user = field(14), let system = field(15), ticks > 0 {
+                let total = (user + system) / ticks
+                if total > countedCPUSeconds {
+                    cpuSeconds.increment(by: total - countedCPUSeconds)
+                    countedCPUSeconds = total
+                }
+            }
+            if let virtual = field(23) { virtualBytes.set(to: virtual) }
+            if let pages = field(24) { residentBytes.set(to: pages * Double(sysconf(Int32(_SC_PAGESIZE)))) }
+            if let started = field(22), ticks > 0, let boot = Self.bootTime() { startTime.set(to: boot + started / ticks) }
+        }
+        if let count = Self.countEntries(of: "/proc/self/fd") { openDescriptors.set(to: Double(count)) }
+        var limit = rlimit()
+        if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { maxDescriptors.set(to: Double(limit.rlim_cur)) }
+    }
+
+    /// The boot time, `btime` in `/proc/stat`, in Unix seconds.
+    private static func bootTime() -> Double? {
+        guard let stat = text(of: "/proc/stat") else { return nil }
+        let line = stat.split(separator: "\n").first { $0.hasPrefix("btime ") }
+        return line.flatMap { Double($0.dropFirst("btime ".count)) }
+    }
+
+    /// The entries of a directory but `.` and `..` (and the descriptor reading it).
+    private static func countEntries(of path: String) -> Int? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { count += 1 }
+        }
+        return count - 1
+    }
+
+    /// A `/proc` file's text (its size reads as 0, so it is read to its end).
+    private static func text(of path: String) -> String? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,89 @@
+import NetworkReachability
+import NetworkReachabilityValidation
+import Prometheus
+
+/// One target's series in the registry, which is what `/metrics` says of it. Used on the server's event loop only.
+///
+/// The status, the flags and the validation outcome are state sets (one series per value, 1 for the current one and
+/// 0 for the others), so a query needs no knowledge of a numeric code; the path is an info series (always 1) whose
+/// labels change, the old series leaving the registry.
+final class TargetGauges {
+    /// Every metric name and its help text, in one place: the README's metric list says the same.
+    enum Name {
+        static let reachable = (
+            name: "reach_target_reachable", help: "1 when a packet sent now can leave toward the target, else 0."
+        )
+        static let status = (
+            name: "reach_target_status", help: "1 for the target's status (unknown, notReachable, reachable), 0 for the others."
+        )
+        static let flags = (name: "reach_target_flags", help: "1 for each reachability flag that is set, 0 for the others.")
+        static let info = (
+            name: "reach_target_info",
+            help: "Always 1: the path's outgoing interface, its type and the gateway, in labels (empty when none)."
+        )
+        static let lastChange = (
+            name: "reach_target_last_change_timestamp_seconds",
+            help: "Unix time of the target's last published change (its first state counts)."
+        )
+        static let validation = (
+            name: "reach_target_validation",
+            help: "With --validate: 1 for the probe's outcome (validated, captivePortal, limited, notChecked), 0 for the others."
+        )
+    }
+
+    private static let statusNames = ["unknown", "notReachable", "reachable"]
+    private static let outcomeNames = ["validated", "captivePortal", "limited", "notChecked"]
+
+    private let registry: PrometheusCollectorRegistry
+    private let target: String
+    private let reachable: Gauge
+    private let statuses: [(name: String, gauge: Gauge)]
+    private let flags: [(flag: ReachabilityFlags, gauge: Gauge)]
+    private let lastChange: Gauge
+    private let outcomes: [(name: String, gauge: Gauge)]
+    private var info: (labels: [(String, String)], gauge: Gauge)?
+
+    /// Registers the target's series; `validated` adds the validation outcome's.
+    init(target: String, validated: Bool, registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        self.target = target
+        let label = [("target", target)]
+        reachable = registry.gauge(Name.reachable.name, labels: label, help: Name.reachable.help)
+        statuses = Self.statusNames.map { name in
+            (name, registry.gauge(Name.status.name, labels: label + [("status", name)], help: Name.status.help))
+        }
+        flags = ReachabilityFlags.named.map { flag, name in
+            (flag, registry.gauge(Name.flags.name, labels: label + [("flag", name)], help: Name.flags.help))
+        }
+        lastChange = registry.gauge(Name.lastChange.name, labels: label, help: Name.lastChange.help)
+        outcomes =
+            validated
+            ? Self.outcomeNames.map { name in
+                (
+                    name,
+                    registry.gauge(Name.validation.name, labels: label + [("outcome", name)], help: Name.validation.help)
+                )
+            } : []
+    }
+
+    /// Sets every series to `snapshot` (and `validation`, with `--validate`), changed at `time` (Unix seconds).
+    func show(_ snapshot: ReachabilitySnapshot, validation: ValidationOutcome?, changedAt time: Double) {
+        reachable.set(to: snapshot.status.isReachable ? 1 : 0)
+        for (name, gauge) in statuses { gauge.set(to: name == snapshot.status.name ? 1 : 0) }
+        for (flag, gauge) in flags { gauge.set(to: snapshot.flags.contains(flag) ? 1 : 0) }
+        if let validation {
+            for (name, gauge) in outcomes { gauge.set(to: name == validation.name ? 1 : 0) }
+        }
+        lastChange.set(to: time)
+        let path = snapshot.path
+        let labels = [
+            ("target", target), ("interface", path.interface?.name ?? ""), ("type", path.interface?.type.rawValue ?? ""),
+            ("gateway", path.gateway?.description ?? ""),
+        ]
+        if let info, info.labels.elementsEqual(labels, by: ==) { return }
+        if let info { registry.unregisterGauge(info.gauge) }
+        let gauge = registry.gauge(Name.info.name, labels: labels, help: Name.info.help)
+        gauge.set(to: 1)
+        info = (labels, gauge)
+    }
+}

@@ -1,0 +1,151 @@
+import ArgumentParser
+import CoreMetrics
+import Dispatch
+import Logging
+import NIOCore
+import NIOPosix
+import NetworkReachability
+import NetworkReachabilityValidation
+import Prometheus
+import ServiceLifecycle
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// `reach serve`: a Prometheus exporter and an event stream of the targets, until SIGTERM or SIGINT.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the targets' state over HTTP: /metrics for Prometheus, /status as JSON, /events as a stream.",
+        discussion: """
+            GET /metrics is the Prometheus text format (reach_target_reachable and the rest, the library's counters, \
+            process_*); GET /status is a JSON array of what `reach status --json` prints for each target; GET /events \
+            is server-sent events, each target's current state first, then one per change. Nothing changes anything. \
+            SIGTERM or SIGINT stops accepting, ends the streams and exits 0.
+            """
+    )
+
+    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, or host names.")
+    var targets: [String] = []
+
+    @Option(help: "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface.")
+    var listen: ListenAddress = .standard
+
+    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
+    var resolutionTimeout: ResolutionTimeout = .standard
+
+    @Option(help: "Seconds a client has to send a whole request (and take its answer) before it is closed.")
+    var requestTimeout: ResolutionTimeout = ResolutionTimeout(duration: .seconds(10))
+
+    @Option(help: "Connections open at once; at the bound, the longest-waiting idle one makes room.")
+    var maxConnections: Int = ServeLimits().maxConnections
+
+    @Option(help: "/events streams open at once; one more is answered 503.")
+    var maxStreams: Int = ServeLimits().maxStreams
+
+    @OptionGroup var validation: ValidationOptions
+
+    @OptionGroup var interfaces: InterfaceOptions
+
+    func run() async throws {
+        // Every argument is checked before anything starts: one bad one, and nothing listens.
+        let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
+            interfaces.restrict(try TargetArgument(text))
+        }
+        let configuration = try validation.configuration()
+        if configuration != nil && !arguments.contains(where: \.isInternet) { throw ValidationOptions.internetOnly }
+        guard maxConnections > 0, maxStreams > 0 else {
+            throw ValidationError("--max-connections and --max-streams must be at least 1")
+        }
+        let validated = configuration == nil ? nil : arguments.firstIndex(where: \.isInternet)
+        var limits = ServeLimits()
+        limits.maxConnections = maxConnections
+        limits.maxStreams = maxStreams
+        let (seconds, attoseconds) = requestTimeout.duration.components
+        limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        Self.allowDescriptors(for: limits)
+
+        // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let watched = try arguments.map { (argument) throws(ReachabilityError) in
+            try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let served = ServedTargets(
+            arguments.enumerated().map { ($1.text, $0 == validated) }, registry: registry, eventLoop: group.next())
+        for (index, reachability) in watched.enumerated() {
+            try reachability.addConsumer(
+                rule: .snapshot, deliver: { snapshot in served.receive(snapshot, forTarget: index) },
+                finish: { Self.endIfListeningFailed(reachability) })
+        }
+        var validator: ConnectivityValidator?
+        if let configuration, let validated {
+            let started = try ConnectivityValidator(reachability: watched[validated], configuration: configuration)
+            started.startListening(onQueue: DispatchQueue(label: "reach.validation")) { outcome in
+                served.receive(outcome, forTarget: validated)
+            }
+            validator = started
+        }
+        RadioDetailsStart.start(verbose: false, logger: NetworkReachability.silentLogger)
+        try await served.allShown.get()
+
+        let server = ExporterServer(served: served, limits: limits, registry: registry)
+        let bound: ListenAddress
+        do {
+            bound = try await server.bind(listen)
+        } catch {
+            throw ServeError.cannotListen(listen, error)
+        }
+        Output.error("reach: serving http://\(bound)/metrics, /status and /events")
+        Self.unblockStopSignals()
+        let services = ServiceGroup(
+            services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: NetworkReachability.silentLogger)
+        try await services.run()
+        validator?.close()
+        try await group.shutdownGracefully()
+    }
+
+    /// Raises the soft limit of open descriptors toward the hard one, so the connection bound, not a default of
+    /// 1,024 descriptors, is what limits the server.
+    private static func allowDescriptors(for limits: ServeLimits) {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+        let wanted = rlim_t(limits.maxConnections + 256)
+        if limit.rlim_cur < wanted {
+            limit.rlim_cur = min(wanted, limit.rlim_max)
+            _ = setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    /// Listening ends only when the kernel subscription failed for good: one line, and exit 70.
+    private static func endIfListeningFailed(_ reachability: NetworkReachability) {
+        guard let failure = reachability.listeningFailure else { return }
+        Output.error("reach: \(failure.description)")
+        Output.endProcess(70)
+    }
+
+    /// A parent's blocked signal mask is inherited across exec (Swift Testing's worker threads block SIGINT and
+    /// SIGTERM); a server that cannot be stopped is worse than none.
+    private static func unblockStopSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+}
+
+/// Why `reach serve` could not start serving.
+enum ServeError: Error, CustomStringConvertible {
+    /// The address could not be bound: in use, not this host's, or not allowed.
+    case cannotListen(ListenAddress, any Error)
+
+    var description: String {
+        switch self {
+        case .cannotListen(let address, let error): "cannot listen on \(address): \(error)"
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `reach serve` on the host's loopback: the exposition read by Prometheus' own parser, the endpoints, the
+/// answers to what is not served, and the stop on SIGTERM and SIGINT.
+struct ServeCLITests {
+    private static let targets = ["internet", "127.0.0.1", "::1", "localhost", "192.0.2.1"]
+
+    @Test func theExpositionParsesWithPrometheusRulesAndSaysEachTargetsStateOnce() throws {
+        let server = try ServeClient(Self.targets)
+        defer { server.stop() }
+        let exposition = try server.python("exposition", [server.address])
+        #expect(exposition["problems"] as? [String] == [])
+        #expect(exposition["contentType"] as? String == "text/plain; version=0.0.4; charset=utf-8")
+        let families = exposition["families"] as? [String: String] ?? [:]
+        for (family, type) in [
+            ("reach_target_reachable", "gauge"), ("reach_target_status", "gauge"), ("reach_target_flags", "gauge"),
+            ("reach_target_info", "gauge"), ("reach_target_last_change_timestamp_seconds", "gauge"),
+            ("network_reachability_deliveries", "counter"), ("network_reachability_evaluations", "counter"),
+            ("network_reachability_resynchronizations", "counter"), ("network_reachability_dropped_messages", "counter"),
+            ("network_reachability_change_to_delivery_seconds", "histogram"), ("process_cpu_seconds", "counter"),
+            ("process_resident_memory_bytes", "gauge"), ("process_open_fds", "gauge"), ("process_start_time_seconds", "gauge"),
+            ("reach_serve_connections", "gauge"), ("reach_serve_closed_connections", "counter"),
+        ] {
+            #expect(families[family] == type, "\(family)")
+        }
+        #expect(families["reach_target_validation"] == nil)  // only with --validate
+
+        let samples = (exposition["samples"] as? [[Any]] ?? []).compactMap { sample -> (String, [String: String], Double)? in
+            guard sample.count == 3, let name = sample[0] as? String, let labels = sample[1] as? [String: String],
+                let value = sample[2] as? Double
+            else { return nil }
+            return (name, labels, value)
+        }
+        let status = try server.request("/status")
+        let records = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])
+        for target in Self.targets {
+            let mine = samples.filter { $0.1["target"] == target }
+            let record = try #require(records.first { $0.string("target") == target })
+            let reachable = record.string("status") == "reachable"
+            #expect(mine.filter { $0.0 == "reach_target_reachable" }.map(\.2) == [reachable ? 1 : 0], "\(target)")
+            let statuses = mine.filter { $0.0 == "reach_target_status" }
+            #expect(statuses.count == 3)
+            #expect(statuses.filter { $0.2 == 1 }.map { $0.1["status"] } == [record.string("status")], "\(target)")
+            let flags = mine.filter { $0.0 == "reach_target_flags" }
+            #expect(flags.count == 9)
+            #expect(Set(flags.filter { $0.2 == 1 }.compactMap { $0.1["flag"] }) == Set(record["flags"] as? [String] ?? []))
+            let info = mine.filter { $0.0 == "reach_target_info" }
+            #expect(info.count == 1)
+            #expect(info.first?.1["interface"] == (record.interface("name") as? String ?? ""))
+            #expect(info.first?.1["gateway"] == (record.string("gateway") ?? ""))
+            #expect(mine.contains { $0.0 == "reach_target_last_change_timestamp_seconds" && $0.2 > 1_700_000_000 })
+        }
+    }
+
+    @Test func statusIsWhatReachStatusPrintsForEachTargetInOrder() throws {
+        let server = try ServeClient(Self.targets)
+        defer { server.stop() }
+        let answer = try server.request("/status")
+        #expect(answer.status == 200)
+        #expect(answer.headers["content-type"] == "application/json")
+        let records = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [[String: Any]])
+        #expect(records.map { $0.string("target") } == Self.targets)
+        for record in records {
+            let target = try #require(record.string("target"))
+            let printed = try ReachBinary.run(["status", target, "--json"])
+            let alone = try #require(
+                try JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8)) as? [String: Any])
+            #expect(Set(record.keys) == Set(alone.keys), "\(target)")
+            for key in ["status", "flagsString", "gateway", "connection"] {
+                #expect(record[key] as? String == alone[key] as? String, "\(target) \(key)")
+            }
+        }
+    }
+
+    @Test func whatIsNotServedIs404AndOtherMethods405AndHEADHasNoBody() throws {
+        let server = try ServeClient(["127.0.0.1"])
+        defer { server.stop() }
+        for path in ["/", "/metric", "/metrics/x", "/status.json", "/../metrics"] {
+            #expect(try server.request(path).status == 404, "\(path)")
+        }
+        for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+            let answer = try server.request("/metrics", method: method)
+            #expect(answer.status == 405, "\(method)")
+            #expect(answer.headers["allow"] == "GET, HEAD")
+        }
+        let head = try server.request("/metrics", method: "HEAD")
+        #expect(head.status == 200)
+        #expect(head.body.isEmpty)
+        #expect(Int(head.headers["content-length"] ?? "") ?? 0 > 0)
+        // A query string names the same endpoint
+        #expect(try server.request("/metrics?name[]=reach_target_reachable").status == 200)
+        let events = try server.request("/events", method: "HEAD")
+        #expect(events.status == 200)
+        #expect(events.headers["content-type"] == "text/event-stream")
+    }
+
+    @Test(arguments: [SIGTERM, SIGINT])
+    func aStopSignalEndsTheStreamsAndExitsZero(signal: Int32) throws {
+        let server = try ServeClient(["127.0.0.1"])
+        let lines = LineCollector()
+        let reader = try server.startEventReader(into: lines)
+        #expect(lines.waitForLines(2).count == 2)
+        #expect(lines.lines.first == "STATUS 200 text/event-stream")
+        #expect(server.stop(signal) == .exited(0))
+        // The stream ended with its last chunk: the reader saw a whole response and its end
+        #expect(reader.wait() == .exited(0))
+        #expect(lines.lines.last == "END")
+    }
+
+    @Test func anAddressInUseIsOneLineAndExit70() throws {
+        let server = try ServeClient(["127.0.0.1"])
+        defer { server.stop() }
+        let result = try ReachBinary.run(["serve", "127.0.0.1", "--listen", server.address])
+        #expect(result.status == 70)
+        #expect(result.standardOutput.isEmpty)
+        let lines = result.standardError.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("reach: cannot listen on \(server.address)") == true)
+    }
+}

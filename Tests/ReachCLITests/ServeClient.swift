@@ -1,0 +1,258 @@
+import Foundation
+import TestSupport
+
+/// A `reach serve` started by a test (on the host, or inside a test network), and the Python clients the serve
+/// tests talk to it with: plain HTTP, the Prometheus text parser, an `/events` reader, hostile clients and
+/// Prometheus' query API.
+final class ServeClient: @unchecked Sendable {
+    let process: Subprocess
+    /// `127.0.0.1:PORT`, the address the server printed.
+    let address: String
+    let errors = LineCollector()
+    private let network: TestNetwork?
+
+    /// Starts `reach serve ARGUMENTS --listen 127.0.0.1:0` and waits for the line saying where it listens.
+    init(_ arguments: [String], in network: TestNetwork? = nil) throws {
+        self.network = network
+        let command = [ReachBinary.path, "serve"] + arguments + ["--listen", "127.0.0.1:0"]
+        process =
+            try network?.start(command, errors: errors.pipe) ?? Subprocess(command, standardError: errors.pipe)
+        guard let line = errors.waitForLine(timeout: 30, where: { $0.contains("serving http://") }),
+            let start = line.range(of: "http://")?.upperBound, let end = line[start...].firstIndex(of: "/")
+        else {
+            process.send(SIGKILL)
+            _ = process.wait()
+            throw CommandError(
+                command: command,
+                result: CommandResult(status: -1, standardOutput: "", standardError: errors.lines.joined(separator: "\n")))
+        }
+        address = String(line[start..<end])
+    }
+
+    /// Stops the server with SIGTERM and returns how it ended.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM) -> Subprocess.Termination {
+        process.send(signal)
+        return process.wait()
+    }
+
+    /// The server's resident memory in KiB, from `/proc` (`ip netns exec` execs it, so the pid is the server's).
+    var residentKiB: Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+        return line.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
+    /// Runs a mode of the Python client (where the server runs) and decodes the JSON object it prints.
+    func python(_ mode: String, _ arguments: [String] = []) throws -> [String: Any] {
+        let command = ["/usr/bin/python3", "-c", Self.script, mode] + arguments
+        let result = try network?.run(command) ?? Command.run(command)
+        guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { throw CommandError(command: [mode] + arguments, result: result) }
+        return object
+    }
+
+    /// `METHOD /path` on the server: status, headers (lower-cased names) and body.
+    func request(_ path: String, method: String = "GET") throws -> (status: Int, headers: [String: String], body: String) {
+        let answer = try python("request", [address, method, path])
+        return (answer["status"] as? Int ?? -1, answer["headers"] as? [String: String] ?? [:], answer["body"] as? String ?? "")
+    }
+
+    /// Starts an `/events` reader that prints each event's JSON on a line, then `END` when the server ends the stream.
+    func startEventReader(into lines: LineCollector) throws -> Subprocess {
+        let command = ["/usr/bin/python3", "-u", "-c", Self.script, "events", address]
+        return try network?.start(command, output: lines.pipe) ?? Subprocess(command, standardOutput: lines.pipe)
+    }
+
+    /// The client modes, one script so each test names what it does in one word.
+    static let script = #"""
+        import json, os, resource, socket, sys, time, urllib.parse, urllib.request, http.client
+
+        def split(address):
+            host, port = address.rsplit(':', 1)
+            return host, int(port)
+
+        def request(address, method, path):
+            connection = http.client.HTTPConnection(*split(address), timeout=10)
+            connection.request(method, path)
+            answer = connection.getresponse()
+            body = answer.read().decode()
+            print(json.dumps({'status': answer.status, 'headers': {k.lower(): v for k, v in answer.getheaders()}, 'body': body}))
+
+        def exposition(address):
+            # Parsed by the Prometheus client library's own parser; names, labels and series checked by its rules.
+            import re
+            from prometheus_client.parser import text_string_to_metric_families
+            connection = http.client.HTTPConnection(*split(address), timeout=10)
+            connection.request('GET', '/metrics')
+            answer = connection.getresponse()
+            text = answer.read().decode()
+            problems, seen, samples = [], set(), []
+            names = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*$')
+            labels = re.compile(r'^[a-zA-Z_][a-zA-Z0-9_]*$')
+            typed = [line.split()[2] for line in text.splitlines() if line.startswith('# TYPE ')]
+            if len(typed) != len(set(typed)):
+                problems.append('a TYPE line repeats')
+            families = list(text_string_to_metric_families(text))
+            for family in families:
+                if family.type == 'unknown':
+                    problems.append('no TYPE for ' + family.name)
+                for sample in family.samples:
+                    if not names.match(sample.name):
+                        problems.append('bad name ' + sample.name)
+                    for label in sample.labels:
+                        if not labels.match(label) or label.startswith('__'):
+                            problems.append('bad label %s on %s' % (label, sample.name))
+                    key = (sample.name, tuple(sorted(sample.labels.items())))
+                    if key in seen:
+                        problems.append('duplicate series %s %s' % key)
+                    seen.add(key)
+                    samples.append([sample.name, sample.labels, sample.value])
+            print(json.dumps({'contentType': answer.getheader('Content-Type'), 'problems': problems,
+                              'families': {f.name: f.type for f in families}, 'samples': samples}))
+
+        def events(address):
+            connection = http.client.HTTPConnection(*split(address), timeout=600)
+            connection.request('GET', '/events')
+            answer = connection.getresponse()
+            print('STATUS %d %s' % (answer.status, answer.getheader('Content-Type')))
+            while True:
+                line = answer.fp.readline()
+                if not line:
+                    break
+                line = line.decode().rstrip('\n')
+                if line.startswith('data: '):
+                    print(line[len('data: '):])
+            print('END')
+
+        def hostile(address, timeout, silent):
+            # 1,000 silent connections, a slowloris, an oversized request line and non-HTTP bytes; then a good
+            # client must still be answered.
+            timeout, silent = float(timeout), int(silent)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (silent + 512, silent + 512))
+            host, port = split(address)
+            result = {}
+            idle = []
+            for _ in range(silent):
+                s = socket.create_connection((host, port), timeout=10)
+                idle.append(s)
+            result['silentOpened'] = len(idle)
+            started = time.time()
+            connection = http.client.HTTPConnection(host, port, timeout=10)
+            connection.request('GET', '/metrics')
+            result['answeredBesideSilent'] = connection.getresponse().status
+            connection.close()
+
+            def closed_by_server(s, wait):
+                s.settimeout(wait)
+                try:
+                    while True:
+                        data = s.recv(65536)
+                        if not data:
+                            return True
+                except ConnectionResetError:
+                    return True
+                except socket.timeout:
+                    return False
+
+            # Every silent connection is closed: the oldest to make room, the rest at the request timeout.
+            deadline = started + timeout + 3
+            result['silentClosed'] = sum(closed_by_server(s, max(0.01, deadline - time.time())) for s in idle)
+            for s in idle:
+                s.close()
+
+            slow = socket.create_connection((host, port), timeout=10)
+            started = time.time()
+            slow.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n')
+            closed = False
+            while time.time() - started < timeout + 3:
+                try:
+                    slow.sendall(b'X')
+                except (BrokenPipeError, ConnectionResetError):
+                    closed = True
+                    break
+                if closed_by_server(slow, 0.2):
+                    closed = True
+                    break
+            result['slowlorisClosedAfter'] = round(time.time() - started, 2) if closed else None
+            slow.close()
+
+            big = socket.create_connection((host, port), timeout=10)
+            try:
+                big.sendall(b'GET /' + b'a' * 100000 + b' HTTP/1.1\r\nHost: x\r\n\r\n')
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            try:
+                result['oversizedAnswer'] = big.recv(100).decode(errors='replace').split('\r\n')[0]
+            except ConnectionResetError:
+                result['oversizedAnswer'] = 'reset'
+            result['oversizedClosed'] = closed_by_server(big, 3)
+            big.close()
+
+            garbage = socket.create_connection((host, port), timeout=10)
+            garbage.sendall(bytes(range(256)) * 8)
+            try:
+                result['garbageAnswer'] = garbage.recv(100).decode(errors='replace').split('\r\n')[0]
+            except ConnectionResetError:
+                result['garbageAnswer'] = 'reset'
+            result['garbageClosed'] = closed_by_server(garbage, 3)
+            garbage.close()
+
+            connection = http.client.HTTPConnection(host, port, timeout=10)
+            connection.request('GET', '/status')
+            result['answeredAfter'] = connection.getresponse().status
+            print(json.dumps(result))
+
+        def nonreader(address, fifo):
+            # Asks for /events with a small receive buffer and reads nothing until the test writes to `fifo`;
+            # then reads what is there and says whether the server had closed the stream.
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(split(address))
+            s.sendall(b'GET /events HTTP/1.1\r\nHost: x\r\n\r\n')
+            print('connected', flush=True)
+            with open(fifo) as go:
+                go.read()
+            s.settimeout(5)
+            received, ended = 0, False
+            try:
+                while True:
+                    data = s.recv(65536)
+                    if not data:
+                        ended = True
+                        break
+                    received += len(data)
+            except ConnectionResetError:
+                ended = True
+            except socket.timeout:
+                pass
+            print(json.dumps({'received': received, 'closedByServer': ended}), flush=True)
+
+        def query(prometheus, expression, want, timeout):
+            # Prometheus' own HTTP API, asked until the expression's one value is `want`.
+            deadline, last = time.time() + float(timeout), None
+            while time.time() < deadline:
+                try:
+                    url = 'http://%s/api/v1/query?%s' % (prometheus, urllib.parse.urlencode({'query': expression}))
+                    with urllib.request.urlopen(url, timeout=5) as answer:
+                        last = [sample['value'][1] for sample in json.load(answer)['data']['result']]
+                    if last == [want]:
+                        break
+                except Exception as error:
+                    last = str(error)
+                time.sleep(0.2)
+            print(json.dumps({'values': last}))
+
+        def history(prometheus, expression):
+            url = 'http://%s/api/v1/query?%s' % (prometheus, urllib.parse.urlencode({'query': expression}))
+            with urllib.request.urlopen(url, timeout=5) as answer:
+                result = json.load(answer)['data']['result']
+            values = [value for _, value in result[0]['values']] if result else []
+            print(json.dumps({'values': values}))
+
+        modes = {'request': request, 'exposition': exposition, 'events': events, 'hostile': hostile,
+                 'nonreader': nonreader, 'query': query, 'history': history}
+        modes[sys.argv[1]](*sys.argv[2:])
+        """#
+}
