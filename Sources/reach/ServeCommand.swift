@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--max-connections and --max-streams must be at least 1")
         }
         let validated = configuration == nil ? nil : arguments.firstIndex(where: \.isInternet)
-        var limits = ServeLimits()
+        var limits = ServeLimits(targets: arguments.count)
         limits.maxConnections = maxConnections
         limits.maxStreams = maxStreams
         let (seconds, attoseconds) = requestTimeout.duration.components

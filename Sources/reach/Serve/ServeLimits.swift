@@ -4,17 +4,23 @@ import NIOHTTP1
 /// The bounds `reach serve` keeps whatever its clients do, so that its memory stays bounded and a well-behaved
 /// client is answered.
 struct ServeLimits: Sendable {
+    /// The defaults for serving `targets` targets.
+    init(targets: Int = 1) {
+        streamBacklog = (1 << 20) + 1024 * targets
+    }
+
     /// Connections open at once. At the bound, a new connection closes the one that has waited longest without
     /// sending a whole request; when every connection is busy, the new one is closed.
     var maxConnections = 256
     /// `/events` streams open at once; one more is answered 503.
-    var maxStreams = 32
+    var maxStreams = 16
     /// How long a connection may take to send a whole request head, counted from its opening or from the end of its
     /// previous answer, and how long an answer may take to be written: silent, slow (slowloris) and idle clients
     /// are closed after it.
     var requestTimeout = TimeAmount.seconds(10)
     /// Bytes an `/events` stream may have waiting in the process before its reader counts as too slow and is
-    /// dropped: about 1,500 events of a typical target.
+    /// dropped. ``init(targets:)`` makes it 1 MiB and 1 KiB per target: room for a few changes of every target at
+    /// once (an event is 400 to 800 bytes), so only a reader that stopped falls that far behind.
     var streamBacklog = 1 << 20
     /// The kernel's send buffer of an `/events` stream, so a reader that stops reading holds little there too.
     var streamSocketBuffer = 64 << 10

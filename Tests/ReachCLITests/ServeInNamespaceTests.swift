@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `reach serve` inside a test network: a real Prometheus scrapes it and sees the internet go and come back,
+/// `/events` says each change once, and hostile clients leave it up, bounded and answering.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+struct ServeInNamespaceTests {
+    private func field(_ line: String, _ key: String) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+        return object[key] as? String
+    }
+
+    @Test func prometheusSeesTheInternetGoAndComeBackAndEventsSayEachChangeOnceInOrder() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ServeClient(["internet", TestNetwork.gatewayIPv4], in: network)
+        let events = LineCollector()
+        _ = try server.startEventReader(into: events)
+        // The current state of each target first
+        #expect(events.waitForLines(3).count == 3)
+
+        // Given Prometheus, as Debian ships it, scraping the server every second with its storage in a temporary folder
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nrt-prometheus-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = folder.appendingPathComponent("prometheus.yml")
+        try """
+        global:
+          scrape_interval: 1s
+          scrape_timeout: 1s
+          evaluation_interval: 1s
+        scrape_configs:
+          - job_name: reach
+            static_configs:
+              - targets: ['\(server.address)']
+        """.write(to: configuration, atomically: true, encoding: .utf8)
+        let prometheus = try network.start([
+            "prometheus", "--config.file=\(configuration.path)", "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
+            "--web.listen-address=127.0.0.1:9090", "--log.level=warn",
+        ])
+        defer {
+            prometheus.send(SIGTERM)
+            _ = prometheus.wait()
+        }
+        let api = "127.0.0.1:9090"
+        let reachable = #"reach_target_reachable{target="internet"}"#
+
+        // Then Prometheus' own API says 1, then 0 once the default route is deleted, then 1 once it is back
+        #expect(try server.python("query", [api, reachable, "1", "60"])["values"] as? [String] == ["1"])
+        try network.ip("route", "del", "default")
+        #expect(try server.python("query", [api, reachable, "0", "30"])["values"] as? [String] == ["0"])
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(try server.python("query", [api, reachable, "1", "30"])["values"] as? [String] == ["1"])
+        let history = try server.python("history", [api, reachable + "[10m]"])["values"] as? [String] ?? []
+        let steps = history.reduce(into: [String]()) { steps, value in if steps.last != value { steps.append(value) } }
+        #expect(steps == ["1", "0", "1"])
+
+        // And the stream said the current state, then each change once, in order; the gateway's state never changed
+        let settled = events.linesAfterQuiet()
+        #expect(settled.first == "STATUS 200 text/event-stream")
+        let internet = settled.filter { field($0, "target") == "internet" }.compactMap { field($0, "status") }
+        #expect(internet == ["reachable", "notReachable", "reachable"])
+        let gateway = settled.filter { field($0, "target") == TestNetwork.gatewayIPv4 }.compactMap { field($0, "status") }
+        #expect(gateway == ["reachable"])
+        #expect(server.stop() == .exited(0))
+    }
+
+    @Test func hostileClientsAreClosedAndBoundedWhileOthersAreAnswered() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        // 1,001 targets, so a change is about 400 KB of events and a reader that stops falls behind fast
+        let targets = ["internet"] + (0..<1000).map { "10.77.\($0 / 250).\($0 % 250 + 1)" }
+        let server = try ServeClient(
+            targets + ["--request-timeout", "2", "--max-connections", "128", "--max-streams", "4"], in: network)
+
+        // A client that asks for /events and never reads, beside one that reads every event
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("nrt-nonreader-\(UUID())").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let stalled = LineCollector()
+        _ = try network.start(
+            ["/usr/bin/python3", "-u", "-c", ServeClient.script, "nonreader", server.address, fifo], output: stalled.pipe)
+        #expect(stalled.waitForLine(where: { $0 == "connected" }) != nil)
+        let reader = LineCollector()
+        _ = try server.startEventReader(into: reader)
+        var expected = 1 + targets.count
+        #expect(reader.waitForLines(expected, timeout: 30).count == expected)
+        let settled = try #require(server.residentKiB)
+
+        // When the default route goes and comes back four times, each change is read whole by the reader
+        for step in 0..<8 {
+            if step % 2 == 0 {
+                try network.ip("route", "del", "default")
+            } else {
+                try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+            }
+            expected += targets.count
+            #expect(reader.waitForLines(expected, timeout: 60).count == expected)
+        }
+
+        // Then the reader that never read was dropped, and the one that read is still served
+        let writer = open(fifo, O_WRONLY)
+        _ = write(writer, "go", 2)
+        close(writer)
+        let verdict = try #require(stalled.waitForLine(timeout: 30, where: { $0.hasPrefix("{") }))
+        #expect(verdict.contains(#""closedByServer": true"#))
+        #expect(!reader.lines.contains("END"))
+
+        // And 1,000 silent connections, a slowloris, an oversized request line and non-HTTP bytes are all closed,
+        // while a well-behaved client is answered beside them and after them
+        let hostile = try server.python("hostile", [server.address, "2", "1000"])
+        #expect(hostile["silentOpened"] as? Int == 1000)
+        #expect(hostile["answeredBesideSilent"] as? Int == 200)
+        #expect(hostile["silentClosed"] as? Int == 1000)
+        let slowloris = try #require(hostile["slowlorisClosedAfter"] as? Double)
+        #expect(slowloris >= 1.5 && slowloris < 5)
+        #expect((hostile["oversizedAnswer"] as? String)?.hasPrefix("HTTP/1.1 4") == true)
+        #expect(hostile["oversizedClosed"] as? Bool == true)
+        #expect(hostile["garbageClosed"] as? Bool == true)
+        #expect(hostile["answeredAfter"] as? Int == 200)
+
+        // Its memory stayed within the bound the README states for 1,000 targets (a plain build's figure: under a
+        // sanitizer, memory is mostly the sanitizer's)
+        let resident = try #require(server.residentKiB)
+        if Sanitizer.current == nil {
+            #expect(resident < 64 * 1024, "resident \(resident) KiB")
+            #expect(resident - settled < 16 * 1024, "resident \(resident) KiB, \(settled) KiB once settled")
+        }
+
+        // And its own counters say why it closed connections
+        let exposition = try server.python("exposition", [server.address])
+        let closed = (exposition["samples"] as? [[Any]] ?? []).filter { ($0.first as? String) == "reach_serve_closed_connections_total" }
+        func count(_ reason: String) -> Double {
+            closed.first { ($0[1] as? [String: String])?["reason"] == reason }?[2] as? Double ?? 0
+        }
+        #expect(count("slowReader") == 1)
+        #expect(count("timeout") >= 2)
+        #expect(count("limit") >= 800)
+        #expect(server.stop() == .exited(0))
+    }
+}
