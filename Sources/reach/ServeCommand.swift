@@ -104,8 +104,9 @@ struct ServeCommand: AsyncParsableCommand {
         let services = ServiceGroup(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: NetworkReachability.silentLogger)
         try await services.run()
+        // The event loop is not shut down: the process ends here, and a delivery still on its way to the loop would
+        // find it gone.
         validator?.close()
-        try await group.shutdownGracefully()
     }
 
     /// Raises the soft limit of open descriptors toward the hard one, so the connection bound, not a default of

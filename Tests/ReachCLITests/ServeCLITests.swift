@@ -121,3 +121,50 @@ struct ServeCLITests {
         #expect(lines.first?.hasPrefix("reach: cannot listen on \(server.address)") == true)
     }
 }
+
+/// The files under `Examples/` that a fleet copies: Prometheus' own `promtool` checks the scrape configuration and
+/// runs the alerting rule against series that go to 0.
+struct ServeExamplesTests {
+    private static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/prometheus")
+
+    @Test func theScrapeConfigurationIsValid() throws {
+        let result = try Command.run(["promtool", "check", "config", Self.examples.appendingPathComponent("prometheus.yml").path])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    }
+
+    @Test func theAlertFiresForATargetDownTwoMinutesAndNotForOneDownOneMinute() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nrt-promtool-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let tests = folder.appendingPathComponent("reach-alerts.test.yml")
+        // One sample a minute: "kiosk" loses the internet at minute 2 for good, "gateway" for one minute only
+        try """
+        rule_files:
+          - \(Self.examples.appendingPathComponent("reach-alerts.yml").path)
+        evaluation_interval: 1m
+        tests:
+          - interval: 1m
+            input_series:
+              - series: 'reach_target_reachable{instance="kiosk", target="internet"}'
+                values: '1 1 0 0 0 0 0'
+              - series: 'reach_target_reachable{instance="gateway", target="internet"}'
+                values: '1 1 0 1 1 1 1'
+            alert_rule_test:
+              - eval_time: 3m
+                alertname: TargetNotReachable
+                exp_alerts: []
+              - eval_time: 5m
+                alertname: TargetNotReachable
+                exp_alerts:
+                  - exp_labels: {severity: warning, instance: kiosk, target: internet}
+                    exp_annotations:
+                      summary: kiosk cannot reach internet
+                      description: >-
+                        reach serve on kiosk has said for 2 minutes that no packet can leave toward internet (see
+                        reach_target_status and reach_target_flags for why).
+        """.write(to: tests, atomically: true, encoding: .utf8)
+        let result = try Command.run(["promtool", "test", "rules", tests.path])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    }
+}

@@ -36,7 +36,8 @@ struct ServeInNamespaceTests {
               - targets: ['\(server.address)']
         """.write(to: configuration, atomically: true, encoding: .utf8)
         let prometheus = try network.start([
-            "prometheus", "--config.file=\(configuration.path)", "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
+            "prometheus", "--config.file=\(configuration.path)",
+            "--storage.tsdb.path=\(folder.appendingPathComponent("data").path)",
             "--web.listen-address=127.0.0.1:9090", "--log.level=warn",
         ])
         defer {
@@ -63,6 +64,38 @@ struct ServeInNamespaceTests {
         #expect(internet == ["reachable", "notReachable", "reachable"])
         let gateway = settled.filter { field($0, "target") == TestNetwork.gatewayIPv4 }.compactMap { field($0, "status") }
         #expect(gateway == ["reachable"])
+        #expect(server.stop() == .exited(0))
+    }
+
+    @Test func theValidationOutcomeIsASeriesAndPartOfEachEvent() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let probe = try ProbeServer(in: network)
+        defer { probe.remove() }
+        let server = try ServeClient(["internet", "--validate", probe.probeURL, "--validation-timeout", "1"], in: network)
+        let events = LineCollector()
+        _ = try server.startEventReader(into: events)
+        #expect(events.waitForLine(where: { field($0, "validation") == "validated" }) != nil)
+        func outcomes() throws -> [String: Double] {
+            let samples = try server.python("exposition", [server.address])["samples"] as? [[Any]] ?? []
+            return Dictionary(
+                uniqueKeysWithValues: samples.filter { ($0.first as? String) == "reach_target_validation" }.compactMap {
+                    sample in
+                    ((sample[1] as? [String: String])?["outcome"], sample[2] as? Double) as? (String, Double)
+                })
+        }
+        #expect(try outcomes() == ["validated": 1, "captivePortal": 0, "limited": 0, "notChecked": 0])
+
+        // When a portal takes over and the path changes, the stream says so and the series follows
+        try probe.set(.redirect)
+        let seen = events.lines.count
+        try network.ip("route", "del", "default")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        let portal = events.waitForLine(after: seen, where: { field($0, "validation") == "captivePortal" })
+        #expect(portal.flatMap { field($0, "loginURL") } == probe.loginURL)
+        #expect(try outcomes() == ["validated": 0, "captivePortal": 1, "limited": 0, "notChecked": 0])
+        let status = try server.request("/status")
+        #expect(status.body.contains(#""validation":"captivePortal""#))
         #expect(server.stop() == .exited(0))
     }
 
@@ -130,7 +163,9 @@ struct ServeInNamespaceTests {
 
         // And its own counters say why it closed connections
         let exposition = try server.python("exposition", [server.address])
-        let closed = (exposition["samples"] as? [[Any]] ?? []).filter { ($0.first as? String) == "reach_serve_closed_connections_total" }
+        let closed = (exposition["samples"] as? [[Any]] ?? []).filter {
+            ($0.first as? String) == "reach_serve_closed_connections_total"
+        }
         func count(_ reason: String) -> Double {
             closed.first { ($0[1] as? [String: String])?["reason"] == reason }?[2] as? Double ?? 0
         }
