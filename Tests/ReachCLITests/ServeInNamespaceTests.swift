@@ -172,6 +172,23 @@ struct ServeInNamespaceTests {
         #expect(count("slowReader") == 1)
         #expect(count("timeout") >= 2)
         #expect(count("limit") >= 800)
+
+        // And a stream whose reader stopped reading holds SIGTERM's stop up no longer than the request timeout
+        let secondFifo = fifo + "-2"
+        #expect(mkfifo(secondFifo, 0o600) == 0)
+        defer { unlink(secondFifo) }
+        let stalledAgain = LineCollector()
+        _ = try network.start(
+            ["/usr/bin/python3", "-u", "-c", ServeClient.script, "nonreader", server.address, secondFifo],
+            output: stalledAgain.pipe)
+        #expect(stalledAgain.waitForLine(where: { $0 == "connected" }) != nil)
+        #expect(
+            eventually(timeout: 10) {
+                let samples = (try? server.python("exposition", [server.address]))?["samples"] as? [[Any]] ?? []
+                return samples.contains { ($0.first as? String) == "reach_serve_event_streams" && ($0[2] as? Double) == 2 }
+            })
+        let stopping = Date()
         #expect(server.stop() == .exited(0))
+        #expect(Date().timeIntervalSince(stopping) >= 1.5)
     }
 }

@@ -82,11 +82,15 @@ final class ConnectionRegistry: @unchecked Sendable {
     }
 
     /// Admits no more connections and asks every open one to end (a stream at once, an answer once written);
-    /// `done` succeeds when the last is closed.
-    func stop(done: EventLoopPromise<Void>) {
+    /// `done` succeeds when the last is closed. What has not ended within the request timeout (a stream whose
+    /// reader stopped reading cannot take its last chunk) is closed then.
+    func stop(on eventLoop: any EventLoop, done: EventLoopPromise<Void>) {
         isStopping = true
         stopped = done
         if open.isEmpty { return done.succeed() }
         for connection in Array(open.values) { connection.end() }
+        eventLoop.assumeIsolated().scheduleTask(in: limits.requestTimeout) {
+            for connection in Array(self.open.values) { connection.close(because: .timeout) }
+        }
     }
 }

@@ -64,7 +64,7 @@ final class ExporterServer: Service, @unchecked Sendable {
     /// Closes the listening socket, then every connection; `done` succeeds when the last has closed.
     private func stop(done: EventLoopPromise<Void>) {
         let allClosed = served.eventLoop.makePromise(of: Void.self)
-        connections.stop(done: allClosed)
+        connections.stop(on: served.eventLoop, done: allClosed)
         let listening = channel?.close().recover { _ in } ?? served.eventLoop.makeSucceededVoidFuture()
         listening.and(allClosed.futureResult).map { _ in () }.cascade(to: done)
     }
