@@ -178,26 +178,21 @@ final class ServeClient: @unchecked Sendable {
             result['slowlorisClosedAfter'] = round(time.time() - started, 2) if closed else None
             slow.close()
 
-            big = socket.create_connection((host, port), timeout=10)
-            try:
-                big.sendall(b'GET /' + b'a' * 100000 + b' HTTP/1.1\r\nHost: x\r\n\r\n')
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-            try:
-                result['oversizedAnswer'] = big.recv(100).decode(errors='replace').split('\r\n')[0]
-            except ConnectionResetError:
-                result['oversizedAnswer'] = 'reset'
-            result['oversizedClosed'] = closed_by_server(big, 3)
-            big.close()
+            def first_line_and_close(name, payload):
+                s = socket.create_connection((host, port), timeout=10)
+                try:
+                    s.sendall(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                try:
+                    result[name + 'Answer'] = s.recv(100).decode(errors='replace').split('\r\n')[0]
+                except ConnectionResetError:
+                    result[name + 'Answer'] = 'reset'
+                result[name + 'Closed'] = closed_by_server(s, 3)
+                s.close()
 
-            garbage = socket.create_connection((host, port), timeout=10)
-            garbage.sendall(bytes(range(256)) * 8)
-            try:
-                result['garbageAnswer'] = garbage.recv(100).decode(errors='replace').split('\r\n')[0]
-            except ConnectionResetError:
-                result['garbageAnswer'] = 'reset'
-            result['garbageClosed'] = closed_by_server(garbage, 3)
-            garbage.close()
+            first_line_and_close('oversized', b'GET /' + b'a' * 100000 + b' HTTP/1.1\r\nHost: x\r\n\r\n')
+            first_line_and_close('garbage', bytes(range(256)) * 8)
 
             connection = http.client.HTTPConnection(host, port, timeout=10)
             connection.request('GET', '/status')

@@ -150,6 +150,7 @@ struct ServeInNamespaceTests {
         #expect(slowloris >= 1.5 && slowloris < 5)
         #expect((hostile["oversizedAnswer"] as? String)?.hasPrefix("HTTP/1.1 4") == true)
         #expect(hostile["oversizedClosed"] as? Bool == true)
+        #expect(hostile["garbageAnswer"] as? String == "HTTP/1.1 400 Bad Request")
         #expect(hostile["garbageClosed"] as? Bool == true)
         #expect(hostile["answeredAfter"] as? Int == 200)
 
