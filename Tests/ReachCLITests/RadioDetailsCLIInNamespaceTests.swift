@@ -80,4 +80,38 @@ struct RadioDetailsCLIInNamespaceTests {
         #expect(output.waitForLine { $0.contains("(5G, 72 %, roaming, metered)") } != nil)
         #expect(output.linesAfterQuiet().count == before + 1)
     }
+
+    @Test func serveExportsTheModemsFactsAsSeriesOnlyWhileItHasThem() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let bus = try PrivateBus()
+        defer { bus.remove() }
+        try startServices(on: bus)
+        let server = try ServeClient(["internet"], in: network, environment: ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)"])
+        defer { server.stop() }
+        func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+            (try? server.samples(of: name))?.first { $0.labels == labels }?.value
+        }
+        #expect(eventually { value("reach_target_signal_percent") == 72 })
+        #expect(value("reach_target_roaming") == 1)
+        #expect(value("reach_target_metered") == 1)
+        #expect(value("reach_target_radio_technology", ["technology": "lte4G"]) == 1)
+        #expect(value("reach_target_radio_technology", ["technology": "nr5G"]) == 0)
+        #expect(value("reach_target_signal_dbm") == nil)  // nothing enabled ModemManager's readings in dBm
+
+        // When the modem moves to 5G, the state set follows
+        try bus.call(
+            Self.modemManager, Self.modem, Self.mock, "UpdateProperties",
+            ["sa{sv}", Self.modemInterface, "1", "AccessTechnologies", "u", "\(1 << 15 | 1 << 14)"])
+        #expect(eventually { value("reach_target_radio_technology", ["technology": "nr5G"]) == 1 })
+        #expect(value("reach_target_radio_technology", ["technology": "lte4G"]) == 0)
+
+        // And when the services go, so do the series: nothing is known, and nothing says 0
+        bus.kill()
+        #expect(eventually { (try? server.samples(of: "reach_target_signal_percent"))?.isEmpty == true })
+        for name in ["reach_target_roaming", "reach_target_metered", "reach_target_radio_technology"] {
+            #expect(try server.samples(of: name).isEmpty, "\(name)")
+        }
+        #expect(value("reach_target_reachable") == 1)
+    }
 }

@@ -11,10 +11,13 @@ final class ServeClient: @unchecked Sendable {
     let errors = LineCollector()
     private let network: TestNetwork?
 
-    /// Starts `reach serve ARGUMENTS --listen 127.0.0.1:0` and waits for the line saying where it listens.
-    init(_ arguments: [String], in network: TestNetwork? = nil) throws {
+    /// Starts `reach serve ARGUMENTS --listen 127.0.0.1:0` (with `environment`'s `NAME=value`s) and waits for the
+    /// line saying where it listens.
+    init(_ arguments: [String], in network: TestNetwork? = nil, environment: [String] = []) throws {
         self.network = network
-        let command = [ReachBinary.path, "serve"] + arguments + ["--listen", "127.0.0.1:0"]
+        let command =
+            (environment.isEmpty ? [] : ["env"] + environment) + [ReachBinary.path, "serve"] + arguments
+            + ["--listen", "127.0.0.1:0"]
         process =
             try network?.start(command, errors: errors.pipe) ?? Subprocess(command, standardError: errors.pipe)
         guard let line = errors.waitForLine(timeout: 30, where: { $0.contains("serving http://") }),
@@ -51,6 +54,18 @@ final class ServeClient: @unchecked Sendable {
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { throw CommandError(command: [mode] + arguments, result: result) }
         return object
+    }
+
+    /// The exposition's samples of `name`, each with its labels but `target`, and its value.
+    func samples(of name: String) throws -> [(labels: [String: String], value: Double)] {
+        let samples = try python("exposition", [address])["samples"] as? [[Any]] ?? []
+        return samples.compactMap { sample in
+            guard sample.count == 3, sample[0] as? String == name, var labels = sample[1] as? [String: String],
+                let value = sample[2] as? Double
+            else { return nil }
+            labels["target"] = nil
+            return (labels, value)
+        }
     }
 
     /// `METHOD /path` on the server: status, headers (lower-cased names) and body.

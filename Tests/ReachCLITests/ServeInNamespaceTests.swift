@@ -77,11 +77,9 @@ struct ServeInNamespaceTests {
         _ = try server.startEventReader(into: events)
         #expect(events.waitForLine(where: { field($0, "validation") == "validated" }) != nil)
         func outcomes() throws -> [String: Double] {
-            let samples = try server.python("exposition", [server.address])["samples"] as? [[Any]] ?? []
-            return Dictionary(
-                uniqueKeysWithValues: samples.filter { ($0.first as? String) == "reach_target_validation" }.compactMap {
-                    sample in
-                    ((sample[1] as? [String: String])?["outcome"], sample[2] as? Double) as? (String, Double)
+            Dictionary(
+                uniqueKeysWithValues: try server.samples(of: "reach_target_validation").map {
+                    ($0.labels["outcome"] ?? "", $0.value)
                 })
         }
         #expect(try outcomes() == ["validated": 1, "captivePortal": 0, "limited": 0, "notChecked": 0])
@@ -163,13 +161,8 @@ struct ServeInNamespaceTests {
         }
 
         // And its own counters say why it closed connections
-        let exposition = try server.python("exposition", [server.address])
-        let closed = (exposition["samples"] as? [[Any]] ?? []).filter {
-            ($0.first as? String) == "reach_serve_closed_connections_total"
-        }
-        func count(_ reason: String) -> Double {
-            closed.first { ($0[1] as? [String: String])?["reason"] == reason }?[2] as? Double ?? 0
-        }
+        let closed = try server.samples(of: "reach_serve_closed_connections_total")
+        func count(_ reason: String) -> Double { closed.first { $0.labels["reason"] == reason }?.value ?? 0 }
         #expect(count("slowReader") == 1)
         #expect(count("timeout") >= 2)
         #expect(count("limit") >= 800)
@@ -184,10 +177,7 @@ struct ServeInNamespaceTests {
             output: stalledAgain.pipe)
         #expect(stalledAgain.waitForLine(where: { $0 == "connected" }) != nil)
         #expect(
-            eventually(timeout: 10) {
-                let samples = (try? server.python("exposition", [server.address]))?["samples"] as? [[Any]] ?? []
-                return samples.contains { ($0.first as? String) == "reach_serve_event_streams" && ($0[2] as? Double) == 2 }
-            })
+            eventually(timeout: 10) { (try? server.samples(of: "reach_serve_event_streams"))?.first?.value == 2 })
         let stopping = Date()
         #expect(server.stop() == .exited(0))
         #expect(Date().timeIntervalSince(stopping) >= 1.5)

@@ -42,6 +42,7 @@ final class TargetGauges {
     private let lastChange: Gauge
     private let outcomes: [(name: String, gauge: Gauge)]
     private var info: (labels: [(String, String)], gauge: Gauge)?
+    private let details: LinkDetailGauges
 
     /// Registers the target's series; `validated` adds the validation outcome's.
     init(target: String, validated: Bool, registry: PrometheusCollectorRegistry) {
@@ -55,6 +56,7 @@ final class TargetGauges {
         flags = ReachabilityFlags.named.map { flag, name in
             (flag, registry.gauge(Name.flags.name, labels: label + [("flag", name)], help: Name.flags.help))
         }
+        details = LinkDetailGauges(target: target, registry: registry)
         lastChange = registry.gauge(Name.lastChange.name, labels: label, help: Name.lastChange.help)
         outcomes =
             validated
@@ -75,6 +77,7 @@ final class TargetGauges {
             for (name, gauge) in outcomes { gauge.set(to: name == validation.name ? 1 : 0) }
         }
         lastChange.set(to: time)
+        details.show(snapshot.path.details)
         let path = snapshot.path
         let labels = [
             ("target", target), ("interface", path.interface?.name ?? ""), ("type", path.interface?.type.rawValue ?? ""),
