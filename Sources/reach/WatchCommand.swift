@@ -83,8 +83,8 @@ struct WatchCommand: ParsableCommand {
         if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
     }
 
-    /// Debug and up, to stderr, so stdout keeps only the state lines.
-    private static var verboseLogger: Logger {
+    /// Debug and up, to stderr, so stdout keeps only the state lines (`watch` and `serve` with `--verbose`).
+    static var verboseLogger: Logger {
         var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = .debug
         return logger

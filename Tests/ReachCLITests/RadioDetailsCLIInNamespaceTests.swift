@@ -87,8 +87,11 @@ struct RadioDetailsCLIInNamespaceTests {
         let bus = try PrivateBus()
         defer { bus.remove() }
         try startServices(on: bus)
-        let server = try ServeClient(["internet"], in: network, environment: ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)"])
+        let server = try ServeClient(
+            ["internet", "--verbose"], in: network, environment: ["DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)"])
         defer { server.stop() }
+        // --verbose says on stderr what was read, as `watch --verbose` does
+        #expect(server.errors.lines.contains { $0.hasPrefix("radio details: ModemManager:") })
         func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
             (try? server.samples(of: name))?.first { $0.labels == labels }?.value
         }
