@@ -15,7 +15,6 @@ final class ExporterServer: Service, @unchecked Sendable {
     private let registry: PrometheusCollectorRegistry
     private let process: ProcessGauges
     private var channel: (any Channel)?
-    private var exposition: [UInt8] = []
 
     init(served: ServedTargets, limits: ServeLimits, registry: PrometheusCollectorRegistry) {
         self.served = served
@@ -46,9 +45,7 @@ final class ExporterServer: Service, @unchecked Sendable {
     /// The Prometheus text of every series, the process's read again first. On the event loop.
     func metricsExposition() -> ByteBuffer {
         process.update()
-        exposition.removeAll(keepingCapacity: true)
-        registry.emit(into: &exposition)
-        return ByteBuffer(bytes: exposition)
+        return ByteBuffer(bytes: registry.emitToBuffer())
     }
 
     /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns.
