@@ -45,12 +45,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "/events streams open at once; one more is answered 503.")
     var maxStreams: Int = ServeLimits().maxStreams
 
-    @Flag(
-        help: """
-            Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and \
-            what was read from ModemManager and NetworkManager, or why nothing was.
-            """)
-    var verbose = false
+    @OptionGroup var logging: VerboseOption
 
     @OptionGroup var validation: ValidationOptions
 
@@ -77,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let logger = verbose ? WatchCommand.verboseLogger : NetworkReachability.silentLogger
+        let logger = logging.logger
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
             try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
         }
@@ -97,7 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             validator = started
         }
-        RadioDetailsStart.start(verbose: verbose, logger: logger)
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()
 
         let server = ExporterServer(served: served, limits: limits, registry: registry)

@@ -5,7 +5,6 @@ import Dispatch
 #elseif canImport(Musl)
     import Musl
 #endif
-import Logging
 import NetworkReachability
 import NetworkReachabilityValidation
 
@@ -25,12 +24,7 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
-    @Flag(
-        help: """
-            Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and \
-            what was read from ModemManager and NetworkManager, or why nothing was.
-            """)
-    var verbose = false
+    @OptionGroup var logging: VerboseOption
 
     @OptionGroup var validation: ValidationOptions
 
@@ -45,14 +39,14 @@ struct WatchCommand: ParsableCommand {
         if configuration != nil && !arguments.contains(where: \.isInternet) {
             throw ValidationOptions.internetOnly
         }
-        let logger = verbose ? Self.verboseLogger : NetworkReachability.silentLogger
+        let logger = logging.logger
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
             (
                 argument,
                 try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
             )
         }
-        RadioDetailsStart.start(verbose: verbose, logger: logger)
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         Self.exitOnSignals()
         Self.endOnClosedOutput()
         let printer = SnapshotPrinter(json: json)
@@ -81,13 +75,6 @@ struct WatchCommand: ParsableCommand {
         validator?.close()
         // Listening ends only when the subscription failed for good (a signal exits before this).
         if let failure = watched.lazy.compactMap({ $0.1.listeningFailure }).first { throw failure }
-    }
-
-    /// Debug and up, to stderr, so stdout keeps only the state lines (`watch` and `serve` with `--verbose`).
-    static var verboseLogger: Logger {
-        var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
-        logger.logLevel = .debug
-        return logger
     }
 
     /// Each target's end of listening, told to the main thread through a pipe that it watches beside stdout.

@@ -1,0 +1,21 @@
+import ArgumentParser
+import Logging
+import NetworkReachability
+
+/// `--verbose` of `watch` and `serve`: the monitor's work, and what the radio reader read, on stderr.
+struct VerboseOption: ParsableArguments {
+    @Flag(
+        help: """
+            Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and \
+            what was read from ModemManager and NetworkManager, or why nothing was.
+            """)
+    var verbose = false
+
+    /// Debug and up, to stderr, so stdout keeps only what the command prints; silent without `--verbose`.
+    var logger: Logger {
+        guard verbose else { return NetworkReachability.silentLogger }
+        var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .debug
+        return logger
+    }
+}
