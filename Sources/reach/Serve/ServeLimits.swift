@@ -21,7 +21,7 @@ struct ServeLimits: Sendable {
     /// Bytes an `/events` stream may have waiting in the process before its reader counts as too slow and is
     /// dropped. ``init(targets:)`` makes it 1 MiB and 1 KiB per target: room for a few changes of every target at
     /// once (an event is 400 to 800 bytes), so only a reader that stopped falls that far behind.
-    var streamBacklog = 1 << 20
+    var streamBacklog: Int
     /// The kernel's send buffer of an `/events` stream, so a reader that stops reading holds little there too.
     var streamSocketBuffer = 64 << 10
 
