@@ -27,31 +27,27 @@ struct ServeCLITests {
         }
         #expect(families["reach_target_validation"] == nil)  // only with --validate
 
-        let samples = (exposition["samples"] as? [[Any]] ?? []).compactMap { sample -> (String, [String: String], Double)? in
-            guard sample.count == 3, let name = sample[0] as? String, let labels = sample[1] as? [String: String],
-                let value = sample[2] as? Double
-            else { return nil }
-            return (name, labels, value)
-        }
+        let samples = ServeClient.samples(in: exposition)
         let status = try server.request("/status")
         let records = try #require(
             try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])
         for target in Self.targets {
-            let mine = samples.filter { $0.1["target"] == target }
+            let mine = samples.filter { $0.labels["target"] == target }
             let record = try #require(records.first { $0.string("target") == target })
             let reachable = record.string("status") == "reachable"
-            #expect(mine.filter { $0.0 == "reach_target_reachable" }.map(\.2) == [reachable ? 1 : 0], "\(target)")
-            let statuses = mine.filter { $0.0 == "reach_target_status" }
+            #expect(mine.filter { $0.name == "reach_target_reachable" }.map(\.value) == [reachable ? 1 : 0], "\(target)")
+            let statuses = mine.filter { $0.name == "reach_target_status" }
             #expect(statuses.count == 3)
-            #expect(statuses.filter { $0.2 == 1 }.map { $0.1["status"] } == [record.string("status")], "\(target)")
-            let flags = mine.filter { $0.0 == "reach_target_flags" }
+            #expect(statuses.filter { $0.value == 1 }.map { $0.labels["status"] } == [record.string("status")], "\(target)")
+            let flags = mine.filter { $0.name == "reach_target_flags" }
             #expect(flags.count == 9)
-            #expect(Set(flags.filter { $0.2 == 1 }.compactMap { $0.1["flag"] }) == Set(record["flags"] as? [String] ?? []))
-            let info = mine.filter { $0.0 == "reach_target_info" }
+            #expect(
+                Set(flags.filter { $0.value == 1 }.compactMap { $0.labels["flag"] }) == Set(record["flags"] as? [String] ?? []))
+            let info = mine.filter { $0.name == "reach_target_info" }
             #expect(info.count == 1)
-            #expect(info.first?.1["interface"] == (record.interface("name") as? String ?? ""))
-            #expect(info.first?.1["gateway"] == (record.string("gateway") ?? ""))
-            #expect(mine.contains { $0.0 == "reach_target_last_change_timestamp_seconds" && $0.2 > 1_700_000_000 })
+            #expect(info.first?.labels["interface"] == (record.interface("name") as? String ?? ""))
+            #expect(info.first?.labels["gateway"] == (record.string("gateway") ?? ""))
+            #expect(mine.contains { $0.name == "reach_target_last_change_timestamp_seconds" && $0.value > 1_700_000_000 })
         }
     }
 

@@ -58,13 +58,20 @@ final class ServeClient: @unchecked Sendable {
 
     /// The exposition's samples of `name`, each with its labels but `target`, and its value.
     func samples(of name: String) throws -> [(labels: [String: String], value: Double)] {
-        let samples = try python("exposition", [address])["samples"] as? [[Any]] ?? []
-        return samples.compactMap { sample in
-            guard sample.count == 3, sample[0] as? String == name, var labels = sample[1] as? [String: String],
+        Self.samples(in: try python("exposition", [address])).filter { $0.name == name }.map { sample in
+            var labels = sample.labels
+            labels["target"] = nil
+            return (labels, sample.value)
+        }
+    }
+
+    /// Every sample the `exposition` mode decoded: its name, labels and value.
+    static func samples(in exposition: [String: Any]) -> [(name: String, labels: [String: String], value: Double)] {
+        (exposition["samples"] as? [[Any]] ?? []).compactMap { sample in
+            guard sample.count == 3, let name = sample[0] as? String, let labels = sample[1] as? [String: String],
                 let value = sample[2] as? Double
             else { return nil }
-            labels["target"] = nil
-            return (labels, value)
+            return (name, labels, value)
         }
     }
 
