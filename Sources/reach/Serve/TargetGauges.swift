@@ -6,7 +6,7 @@ import Prometheus
 ///
 /// The status, the flags and the validation outcome are state sets (one series per value, 1 for the current one and
 /// 0 for the others), so a query needs no knowledge of a numeric code; the path is an info series (always 1) whose
-/// labels change, the old series leaving the registry.
+/// labels change, and the link's details are series that exist only while known (``ChangingSeries``).
 final class TargetGauges {
     /// Every metric name and its help text, in one place: the README's metric list says the same.
     enum Name {
@@ -29,24 +29,33 @@ final class TargetGauges {
             name: "reach_target_validation",
             help: "With --validate: 1 for the probe's outcome (validated, captivePortal, limited, notChecked), 0 for the others."
         )
+        static let signalPercent = (
+            name: "reach_target_signal_percent", help: "The modem's or access point's signal, 0 to 100, as delivered (in steps)."
+        )
+        static let signalDBm = (name: "reach_target_signal_dbm", help: "The modem's signal in dBm, where ModemManager reads one.")
+        static let roaming = (name: "reach_target_roaming", help: "1 when the path's modem is roaming, 0 when it is at home.")
+        static let metered = (
+            name: "reach_target_metered", help: "1 when NetworkManager says the path's link is metered, else 0."
+        )
+        static let technology = (
+            name: "reach_target_radio_technology",
+            help: "1 for the path's radio technology (gsm2G, umts3G, lte4G, nr5G), 0 for the others."
+        )
     }
 
     private static let statusNames = ["unknown", "notReachable", "reachable"]
     private static let outcomeNames = ["validated", "captivePortal", "limited", "notChecked"]
 
-    private let registry: PrometheusCollectorRegistry
     private let target: String
     private let reachable: Gauge
     private let statuses: [(name: String, gauge: Gauge)]
     private let flags: [(flag: ReachabilityFlags, gauge: Gauge)]
     private let lastChange: Gauge
     private let outcomes: [(name: String, gauge: Gauge)]
-    private var info: (labels: [(String, String)], gauge: Gauge)?
-    private let details: LinkDetailGauges
+    private let path: ChangingSeries
 
     /// Registers the target's series; `validated` adds the validation outcome's.
     init(target: String, validated: Bool, registry: PrometheusCollectorRegistry) {
-        self.registry = registry
         self.target = target
         let label = [("target", target)]
         reachable = registry.gauge(Name.reachable.name, labels: label, help: Name.reachable.help)
@@ -56,7 +65,7 @@ final class TargetGauges {
         flags = ReachabilityFlags.named.map { flag, name in
             (flag, registry.gauge(Name.flags.name, labels: label + [("flag", name)], help: Name.flags.help))
         }
-        details = LinkDetailGauges(target: target, registry: registry)
+        path = ChangingSeries(registry: registry)
         lastChange = registry.gauge(Name.lastChange.name, labels: label, help: Name.lastChange.help)
         outcomes =
             validated
@@ -77,16 +86,29 @@ final class TargetGauges {
             for (name, gauge) in outcomes { gauge.set(to: name == validation.name ? 1 : 0) }
         }
         lastChange.set(to: time)
-        details.show(snapshot.path.details)
-        let path = snapshot.path
-        let labels = [
-            ("target", target), ("interface", path.interface?.name ?? ""), ("type", path.interface?.type.rawValue ?? ""),
-            ("gateway", path.gateway?.description ?? ""),
+        let label = [("target", target)]
+        let interface = snapshot.path.interface
+        let info = [
+            ("interface", interface?.name ?? ""), ("type", interface?.type.rawValue ?? ""),
+            ("gateway", snapshot.path.gateway?.description ?? ""),
         ]
-        if let info, info.labels.elementsEqual(labels, by: ==) { return }
-        if let info { registry.unregisterGauge(info.gauge) }
-        let gauge = registry.gauge(Name.info.name, labels: labels, help: Name.info.help)
-        gauge.set(to: 1)
-        info = (labels, gauge)
+        path.show([(Name.info, label + info, 1)] + Self.series(of: snapshot.path.details, label))
+    }
+
+    /// The series of each fact `details` has.
+    private static func series(of details: LinkDetails?, _ label: [(String, String)]) -> [ChangingSeries.Series] {
+        var series: [ChangingSeries.Series] = []
+        if let signal = details?.signal {
+            series.append((Name.signalPercent, label, Double(signal.percent)))
+            if let dBm = signal.dBm { series.append((Name.signalDBm, label, dBm)) }
+        }
+        if let isRoaming = details?.isRoaming { series.append((Name.roaming, label, isRoaming ? 1 : 0)) }
+        if let isMetered = details?.isMetered { series.append((Name.metered, label, isMetered ? 1 : 0)) }
+        if let current = details?.radioTechnology {
+            for technology in RadioTechnology.allCases {
+                series.append((Name.technology, label + [("technology", technology.rawValue)], technology == current ? 1 : 0))
+            }
+        }
+        return series
     }
 }
