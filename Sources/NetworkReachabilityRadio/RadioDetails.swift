@@ -30,14 +30,16 @@ import NetworkReachability
 /// inotify), is picked up again.
 public final class RadioDetails: Sendable {
     private struct State {
-        /// Settled details by interface name, with the interface index where NetworkManager gives one.
-        var details: [String: (details: LinkDetails, index: Int?)] = [:]
+        /// Settled details by interface name.
+        var details: [String: LinkDetails] = [:]
         var handler: (@Sendable (Set<String>?) -> Void)?
         /// One line per source: connected, absent, or why not.
         var lines: [String] = []
+        /// Keeps facts lost for a moment; used by the reading thread only.
+        var window: SettleWindow
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Whether the first attempt to reach the bus and read both services has ended.
     private let settled = ConditionLock(false)
     private let busAddress: String
@@ -70,14 +72,20 @@ public final class RadioDetails: Sendable {
         getenv("DBUS_SYSTEM_BUS_ADDRESS").map { String(cString: $0) } ?? "unix:path=/run/dbus/system_bus_socket"
     }
 
+    /// How long a service may take to answer a call before it is asked again.
+    package static let callTimeout = Duration.seconds(5)
+    /// How long a fact that held is kept while a service says it is not known (``SettleWindow``).
+    package static let settleWindow = Duration.seconds(3)
+
     /// Reads the bus at `busAddress` for `monitor`'s paths: tests give a private bus and a namespace's or a simulated
-    /// network's monitor.
+    /// network's monitor, and shorter times.
     package init(
-        busAddress: String, monitor: ReachabilityMonitor, callTimeout: Duration = .seconds(5),
-        logger: Logger = NetworkReachability.silentLogger
+        busAddress: String, monitor: ReachabilityMonitor, callTimeout: Duration = RadioDetails.callTimeout,
+        settleWindow: Duration = RadioDetails.settleWindow, logger: Logger = NetworkReachability.silentLogger
     ) {
         self.busAddress = busAddress
         callTimeoutMilliseconds = Self.milliseconds(callTimeout)
+        state = Locked(State(window: SettleWindow(milliseconds: Self.milliseconds(settleWindow))))
         self.logger = logger
         stopDescriptor = cnl_wake_eventfd()
         monitor.attach(self)
@@ -123,19 +131,14 @@ public final class RadioDetails: Sendable {
 
     private func run() {
         let watch = BusSocketWatch(address: busAddress)
-        var services = [
-            ServiceMirror(name: ModemManagerFacts.service, label: "ModemManager", root: ModemManagerFacts.root),
-            ServiceMirror(name: NetworkManagerFacts.service, label: "NetworkManager", root: NetworkManagerFacts.root),
-        ]
+        var services = [ServiceMirror.modemManager(), ServiceMirror.networkManager()]
         var loggedComplaints: Set<String> = []
         // Attempts left after the socket appeared: a daemon creates it (bind) a moment before it accepts (listen).
         var quickRetries = 0
         while !isStopping.withLock({ $0 }) {
-            var session = BusSession(
+            let session = BusSession(
                 address: busAddress, services: services, timeoutMilliseconds: callTimeoutMilliseconds, logger: logger)
-            session.onChange = { [self] services, busLine in
-                publish(services, busLine: busLine, loggedComplaints: &loggedComplaints)
-            }
+            session.onChange = { [self] report in publish(report, loggedComplaints: &loggedComplaints) }
             let connected = session.run(stopDescriptor: stopDescriptor)
             services = session.services
             markSettled()
@@ -149,13 +152,19 @@ public final class RadioDetails: Sendable {
                 logger.info("cannot watch for the system bus at \(busAddress); radio details stay absent")
                 break
             }
-            // The bus is not there, or went away: wait for its socket to be created again, or for the stop.
+            // The bus is not there, or went away: wait for its socket to be created again, or for the stop, while
+            // facts lost with it lapse at the end of their settle window.
             var descriptors = [
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
             ]
+            let report = session.lastReport
+            var lapse = publish(report, loggedComplaints: &loggedComplaints)
             repeat {
-                _ = try? SystemCall.run("poll") { poll(&descriptors, 2, -1) }
+                let timeout = lapse.map { Int32(clamping: max(0, $0 - SystemCall.monotonicMilliseconds())) } ?? -1
+                if (try? SystemCall.run("poll") { poll(&descriptors, 2, timeout) }) == 0 {
+                    lapse = publish(report, loggedComplaints: &loggedComplaints)
+                }
             } while descriptors[0].revents == 0 && !watch.drain()
             quickRetries = Self.quickRetries
         }
@@ -169,49 +178,70 @@ public final class RadioDetails: Sendable {
 
     private func markSettled() { settled.withLock { $0 = true } }
 
-    /// Derives each interface's details from the services' mirrors, settles them against those delivered, and tells
-    /// the monitor which interfaces changed.
-    private func publish(_ services: [ServiceMirror], busLine: String, loggedComplaints: inout Set<String>) {
-        var modems = PropertyReader(service: "ModemManager")
-        var manager = PropertyReader(service: "NetworkManager")
-        let cellular = services[0].owner == nil ? [:] : ModemManagerFacts.details(of: services[0].objects, reader: &modems)
-        let devices = services[1].owner == nil ? [:] : NetworkManagerFacts.devices(of: services[1].objects, reader: &manager)
-        for complaint in modems.complaints + manager.complaints where loggedComplaints.insert(complaint).inserted {
+    /// Derives each interface's details from the services' mirrors, keeps facts lost for a moment, settles the
+    /// signal against what was delivered, and tells the monitor which interfaces changed. Returns when to publish
+    /// again for a kept fact to lapse.
+    @discardableResult
+    private func publish(_ report: BusSession.Report, loggedComplaints: inout Set<String>) -> Int? {
+        let services = report.services
+        var modemReader = PropertyReader(service: "ModemManager")
+        var managerReader = PropertyReader(service: "NetworkManager")
+        let modems = services[0].owner == nil ? [] : ModemManagerFacts.modems(of: services[0].objects, reader: &modemReader)
+        let manager =
+            services[1].owner == nil
+            ? (devices: [:], connectivity: nil)
+            : NetworkManagerFacts.devices(of: services[1].objects, reader: &managerReader)
+        for complaint in modemReader.complaints + managerReader.complaints
+        where loggedComplaints.insert(complaint).inserted {
             logger.warning("\(complaint)")
         }
-        var readings: [String: (details: LinkDetails, index: Int?)] = [:]
-        for name in Set(cellular.keys).union(devices.keys) {
+        var cellular: [String: LinkDetails] = [:]
+        for modem in modems {
+            for name in modem.interfaces where cellular[name] == nil { cellular[name] = modem.details }
+        }
+        var readings: [String: LinkDetails] = [:]
+        for name in Set(cellular.keys).union(manager.devices.keys) {
             let modem = cellular[name]
-            let device = devices[name]
-            let details = LinkDetails(
-                accessTechnologies: modem?.accessTechnologies, signal: modem?.signal ?? device?.details.signal,
-                isRoaming: modem?.isRoaming, isMetered: device?.details.isMetered,
-                systemConnectivity: device?.details.systemConnectivity)
-            readings[name] = (details, device?.index)
+            let device = manager.devices[name]
+            readings[name] = LinkDetails(
+                accessTechnologies: modem?.accessTechnologies, signal: modem?.signal ?? device?.signal,
+                isRoaming: modem?.isRoaming, isMetered: device?.isMetered, systemConnectivity: device?.systemConnectivity)
         }
-        var lines = [busLine]
-        for (service, (count, what)) in zip(services, [(cellular.count, "modem interface"), (devices.count, "device")]) {
-            lines.append(
-                service.owner == nil || service.problem != nil
-                    ? "\(service.label): \(service.problem ?? "not on the bus")"
-                    : "\(service.label): \(count) \(what)\(count == 1 ? "" : "s")")
-        }
-        let (changed, handler) = state.withLock { state -> (Set<String>, (@Sendable (Set<String>?) -> Void)?) in
+        var lines = [report.busLine]
+        lines += Self.lines(
+            for: services[0], facts: modems.isEmpty ? ["no modem"] : modems.map(ModemManagerFacts.line(for:)))
+        lines += Self.lines(
+            for: services[1], facts: [NetworkManagerFacts.line(devices: manager.devices, connectivity: manager.connectivity)])
+        let now = SystemCall.monotonicMilliseconds()
+        let (changed, handler, lapse, newLines) = state.withLock {
+            state -> (Set<String>, (@Sendable (Set<String>?) -> Void)?, Int?, [String]) in
+            let (kept, lapse) = state.window.apply(readings, after: state.details, now: now)
             var changed: Set<String> = []
-            var next: [String: (details: LinkDetails, index: Int?)] = [:]
-            for (name, reading) in readings {
+            var next: [String: LinkDetails] = [:]
+            for (name, reading) in kept {
                 let before = state.details[name]
-                let settled = reading.details.settled(after: before?.details)
-                next[name] = (settled, reading.index)
-                if before?.details != settled || before?.index != reading.index { changed.insert(name) }
+                let settled = reading.settled(after: before)
+                next[name] = settled
+                if before != settled { changed.insert(name) }
             }
             changed.formUnion(Set(state.details.keys).subtracting(next.keys))
             state.details = next
+            let newLines = lines.filter { !state.lines.contains($0) }
             state.lines = lines
-            return (changed, state.handler)
+            return (changed, state.handler, lapse, newLines)
         }
+        for line in newLines { logger.info("radio details: \(line)") }
         if !changed.isEmpty { handler?(changed) }
-        markSettled()
+        if report.firstReadEnded { markSettled() }
+        return lapse
+    }
+
+    /// A service's summary lines: its facts, or why there are none.
+    private static func lines(for service: ServiceMirror, facts: [String]) -> [String] {
+        guard service.owner != nil, service.problem == nil else {
+            return ["\(service.label): \(service.problem ?? "not on the bus")"]
+        }
+        return facts.map { "\(service.label): \($0)" }
     }
 
     private func report(lines: [String]) { state.withLock { $0.lines = lines } }
@@ -220,9 +250,8 @@ public final class RadioDetails: Sendable {
 extension RadioDetails: LinkDetailsSource {
     package func details(of interface: NetworkInterface) -> LinkDetails? {
         state.withLock { state in
-            guard let known = state.details[interface.name] else { return nil }
-            if let index = known.index, index != interface.index { return nil }
-            return known.details.isEmpty ? nil : known.details
+            guard let known = state.details[interface.name], !known.isEmpty else { return nil }
+            return known
         }
     }
 

@@ -35,8 +35,8 @@ struct DBusCodecTests {
             member: "PropertiesChanged", sender: ":1.7",
             body: [.string("org.freedesktop.ModemManager1.Modem"), Self.properties, .strings(["Bearers"])])
         let bytes = message.encoded(serial: 42)
-        #expect(try DBusMessage.frameLength(bytes[...]) == bytes.count)
-        #expect(try DBusMessage.frameLength(bytes[..<15]) == nil)
+        #expect(try DBusHeader.size(of: bytes[...])?.messageLength == bytes.count)
+        #expect(try DBusHeader.size(of: bytes[..<15]) == nil)
         message.serial = 42
         let decoded = try DBusMessage(decoding: bytes)
         #expect(decoded == message)
@@ -78,7 +78,7 @@ struct DBusCodecTests {
         #expect(throws: DBusError.malformed("serial 0")) { try DBusMessage(decoding: serial) }
         var huge = good
         for index in 4..<8 { huge[index] = 0xff }
-        #expect(throws: DBusError.self) { try DBusMessage.frameLength(huge[...]) }
+        #expect(throws: DBusError.self) { try DBusHeader.size(of: huge[...]) }
     }
 
     @Test func nestingDeeperThanTheSpecificationIsRefused() throws {

@@ -45,12 +45,18 @@ final class RadioFixture: @unchecked Sendable {
         bus.remove()
     }
 
+    /// How long the fixture's readers keep a lost fact: long enough for a mock's signals that announce one change in
+    /// several steps, short enough that a test waits little for a loss to be heard.
+    static let settleWindow = Duration.milliseconds(300)
+
     /// A reader of the bus (the private one unless told) for the simulated network, logging into ``messages``.
-    func reader(callTimeout: Duration = .seconds(5), busAddress: String? = nil) -> RadioDetails {
+    func reader(
+        callTimeout: Duration = .seconds(5), settleWindow: Duration = RadioFixture.settleWindow, busAddress: String? = nil
+    ) -> RadioDetails {
         let messages = messages
         let reader = RadioDetails(
             busAddress: busAddress ?? bus.address, monitor: network.monitor, callTimeout: callTimeout,
-            logger: Logger(label: "radio") { _ in RecordingLogHandler(messages) })
+            settleWindow: settleWindow, logger: Logger(label: "radio") { _ in RecordingLogHandler(messages) })
         lock.withLock { readers.append(reader) }
         return reader
     }

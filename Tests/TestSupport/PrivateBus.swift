@@ -103,6 +103,13 @@ public final class PrivateBus: @unchecked Sendable {
         ).standardOutput
     }
 
+    /// The unique names of the connections process `pid` holds on the bus (`busctl list`).
+    public func connections(ofProcess pid: Int32) throws -> [String] {
+        let listing = try Command.run(["busctl", "--address=\(address)", "list", "--unique", "--json=short"], check: true)
+        let entries = try JSONSerialization.jsonObject(with: Data(listing.standardOutput.utf8)) as? [[String: Any]] ?? []
+        return entries.filter { ($0["pid"] as? Int).map(Int32.init) == pid }.compactMap { $0["name"] as? String }
+    }
+
     /// Kills every process it started and removes its directory.
     public func remove() {
         let processes = lock.withLock {

@@ -6,7 +6,7 @@
 /// so that a change they announce is one a listener should hear.
 package protocol LinkDetailsSource: AnyObject, Sendable {
     /// The settled details of `interface`, or `nil` when the source knows nothing of it. Sources match the
-    /// interface by name, and by index where they know one (a name can pass to another interface).
+    /// interface by name, the one thing ModemManager and NetworkManager say of it.
     func details(of interface: NetworkInterface) -> LinkDetails?
     /// Sets the one handler the source calls, on any thread, with the names of the interfaces whose details changed;
     /// `nil` names means every interface.

@@ -7,21 +7,26 @@ import NetworkReachability
 #endif
 
 /// A client connection to a D-Bus bus over a Unix socket: EXTERNAL authentication, `Hello`, and messages sent and
-/// received. Used by one thread, which blocks in `poll` on ``descriptor`` and calls ``readAvailable()``.
+/// received. Used by one thread, which blocks in `poll` on ``descriptor`` and calls ``receive(allowance:_:)``.
+///
+/// Nothing waits for an answer but `Hello`: calls are sent, and their answers arrive among the other messages, so
+/// no message is ever queued while a call waits.
 final class DBusConnection {
     /// The socket, non-blocking.
     let descriptor: Int32
     /// The name the bus gave this connection.
     private(set) var uniqueName = ""
-    /// Messages dropped because they broke the wire protocol.
-    private(set) var malformedMessages = 0
-    private var received: [UInt8] = []
+    private var reader = DBusMessageReader()
     /// What one `recv` reads into, kept between reads.
-    private var chunk = [UInt8](repeating: 0, count: 65536)
-    /// Messages that arrived while a call waited for its reply, handed out first by ``nextMessage()``.
-    private var queued: [DBusMessage] = []
+    private var chunk = [UInt8](repeating: 0, count: DBusConnection.chunkLength)
     private var nextSerial: UInt32 = 1
     private var isClosed = false
+
+    /// The most one `recv` reads, and so the most a discarded message is held at once.
+    static let chunkLength = 65536
+    /// The most `recv`s one ``receive(allowance:_:)`` makes, so that a sender who never stops cannot keep the
+    /// reading thread from its stop and its deadlines.
+    static let readsPerTurn = 64
 
     /// Connects to the bus at `address` (`unix:path=…` or `unix:abstract=…`; the first usable of a `;` list),
     /// authenticates as this process's user and says `Hello`.
@@ -44,10 +49,7 @@ final class DBusConnection {
         }
         do {
             try authenticate(timeoutMilliseconds: timeoutMilliseconds)
-            let hello = try call(
-                .methodCall(destination: Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "Hello"),
-                timeoutMilliseconds: timeoutMilliseconds)
-            uniqueName = hello.body.first?.string ?? ""
+            uniqueName = try hello(timeoutMilliseconds: timeoutMilliseconds)
         } catch {
             close()
             throw error
@@ -66,6 +68,12 @@ final class DBusConnection {
         SystemCall.close(descriptor)
     }
 
+    /// What was done with the messages received so far.
+    var tally: DBusMessageReader.Tally { reader.tally }
+
+    /// The bytes held for a message not yet whole.
+    var bufferedCount: Int { reader.bufferedCount }
+
     // MARK: - Messages
 
     /// Sends `message` with the next serial, and returns the serial.
@@ -77,72 +85,62 @@ final class DBusConnection {
         return serial
     }
 
-    /// Sends a method call and waits for its answer; messages that arrive meanwhile are kept for
-    /// ``nextMessage()``, in order.
+    /// Reads what the socket holds now, at most ``readsPerTurn`` reads, and hands each whole message that
+    /// `allowance` wants to `handle`, in order; the rest are discarded as their bytes arrive.
     ///
-    /// - Throws: ``DBusError/errorReply(name:message:)`` for an error answer, ``DBusError/timedOut(method:milliseconds:)``
-    ///   when none comes in time, and what reading fails with.
-    func call(_ message: DBusMessage, timeoutMilliseconds: Int) throws(DBusError) -> DBusMessage {
-        let serial = try send(message, timeoutMilliseconds: timeoutMilliseconds)
-        let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
-        let method = "\(message.interface ?? "").\(message.member ?? "")"
-        while true {
-            while let framed = try frame() {
-                guard framed.replySerial == serial, framed.kind == .methodReturn || framed.kind == .error else {
-                    queued.append(framed)
-                    continue
-                }
-                if framed.kind == .error {
-                    throw .errorReply(name: framed.errorName ?? "", message: framed.body.first?.string ?? "")
-                }
-                return framed
+    /// - Returns: whether it stopped at its bound of reads, with more perhaps waiting.
+    /// - Throws: ``DBusError/disconnected`` at the end of the stream, ``DBusError/malformed(_:)`` when the stream
+    ///   cannot be read on.
+    @discardableResult
+    func receive(
+        allowance: DBusMessageReader.Allowance, _ handle: (DBusMessage) throws(DBusError) -> Void
+    ) throws(DBusError) -> Bool {
+        for _ in 0..<Self.readsPerTurn {
+            while let message = try reader.next(allowance: allowance) { try handle(message) }
+            guard try readChunk() else { return false }
+        }
+        while let message = try reader.next(allowance: allowance) { try handle(message) }
+        return true
+    }
+
+    /// One `recv` into the reader; returns false when the socket had nothing.
+    private func readChunk() throws(DBusError) -> Bool {
+        let outcome: SystemCall.Outcome<Int>
+        do {
+            outcome = try SystemCall.runNonBlocking("recv") {
+                chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             }
+        } catch { throw .system("\(error)") }
+        guard case .completed(let count) = outcome else { return false }
+        guard count > 0 else { throw .disconnected }
+        chunk.withUnsafeBytes { reader.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        return true
+    }
+
+    /// Says `Hello` and waits for the name the bus gives; nothing else can be addressed to a connection before.
+    private func hello(timeoutMilliseconds: Int) throws(DBusError) -> String {
+        let serial = try send(
+            .methodCall(destination: Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "Hello"),
+            timeoutMilliseconds: timeoutMilliseconds)
+        let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
+        var answer: DBusMessage?
+        while answer == nil {
             let left = deadline - SystemCall.monotonicMilliseconds()
             guard left > 0, try waitReadable(milliseconds: left) else {
-                throw .timedOut(method: method, milliseconds: timeoutMilliseconds)
+                throw .timedOut(method: "org.freedesktop.DBus.Hello", milliseconds: timeoutMilliseconds)
             }
-            try readAvailable()
+            try receive(allowance: { header in
+                header.replySerial == serial && header.sender == Self.bus ? Self.busAnswerLength : 0
+            }) { message in answer = message }
         }
+        guard let answer, answer.kind == .methodReturn, let name = answer.body.first?.string else {
+            throw .errorReply(name: answer?.errorName ?? "", message: answer?.body.first?.string ?? "")
+        }
+        return name
     }
 
-    /// The next message received and not yet handed out, or `nil` when no whole one has arrived.
-    func nextMessage() throws(DBusError) -> DBusMessage? {
-        if !queued.isEmpty { return queued.removeFirst() }
-        return try frame()
-    }
-
-    /// Reads what the socket holds now.
-    ///
-    /// - Throws: ``DBusError/disconnected`` at the end of the stream.
-    func readAvailable() throws(DBusError) {
-        while true {
-            let outcome: SystemCall.Outcome<Int>
-            do {
-                outcome = try SystemCall.runNonBlocking("recv") {
-                    chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-                }
-            } catch { throw .system("\(error)") }
-            guard case .completed(let count) = outcome else { return }
-            guard count > 0 else { throw .disconnected }
-            received.append(contentsOf: chunk[..<count])
-            guard received.count <= DBusMessage.maximumLength * 2 else { return }
-        }
-    }
-
-    /// Takes one whole message off the received bytes; one that breaks the protocol inside a sound frame is dropped
-    /// and counted. A frame that cannot be sound ends the connection: a stream cannot be read on past it.
-    private func frame() throws(DBusError) -> DBusMessage? {
-        while let length = try DBusMessage.frameLength(received[...]), received.count >= length {
-            let bytes = Array(received[..<length])
-            received.removeFirst(length)
-            do {
-                return try DBusMessage(decoding: bytes)
-            } catch {
-                malformedMessages += 1
-            }
-        }
-        return nil
-    }
+    /// The longest answer or signal of the bus itself the client takes: names are at most 255 bytes.
+    static let busAnswerLength = 4096
 
     // MARK: - The socket
 
@@ -185,18 +183,27 @@ final class DBusConnection {
         }.joined()
         try write([0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8), timeoutMilliseconds: timeoutMilliseconds)
         let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
-        while !received.contains(UInt8(ascii: "\n")) {
-            guard received.count < 512 else { throw .authenticationRejected("an over-long line") }
-            let left = deadline - SystemCall.monotonicMilliseconds()
-            guard left > 0, try waitReadable(milliseconds: left) else {
-                throw .timedOut(method: "AUTH EXTERNAL", milliseconds: timeoutMilliseconds)
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        // One byte at a time: nothing the bus sends after its line may be taken for part of it.
+        while line.last != UInt8(ascii: "\n") {
+            guard line.count < 512 else { throw .authenticationRejected("an over-long line") }
+            let outcome: SystemCall.Outcome<Int>
+            do {
+                outcome = try SystemCall.runNonBlocking("recv") { recv(descriptor, &byte, 1, 0) }
+            } catch { throw .system("\(error)") }
+            switch outcome {
+            case .completed(0): throw .disconnected
+            case .completed: line.append(byte)
+            case .wouldBlock:
+                let left = deadline - SystemCall.monotonicMilliseconds()
+                guard left > 0, try waitReadable(milliseconds: left) else {
+                    throw .timedOut(method: "AUTH EXTERNAL", milliseconds: timeoutMilliseconds)
+                }
             }
-            try readAvailable()
         }
-        let end = received.firstIndex(of: UInt8(ascii: "\n")) ?? received.endIndex
-        let line = String(decoding: received[..<end], as: UTF8.self).trimmingSuffix("\r")
-        received.removeSubrange(...end)
-        guard line.hasPrefix("OK ") else { throw .authenticationRejected(line) }
+        let text = String(decoding: line, as: UTF8.self).trimmingSuffix("\n").trimmingSuffix("\r")
+        guard text.hasPrefix("OK ") else { throw .authenticationRejected(text) }
         try write(Array("BEGIN\r\n".utf8), timeoutMilliseconds: timeoutMilliseconds)
     }
 

@@ -63,6 +63,7 @@ struct DBusDecoder {
             guard length <= Self.maximumArrayLength else { throw .malformed("array of \(length) bytes") }
             try align(element.alignment)
             guard length <= limit - offset else { throw .malformed("array of \(length) bytes past the end") }
+            if element == .byte { return .bytes(Array(try fixed(length))) }
             let end = offset + length
             let outer = limit
             limit = end

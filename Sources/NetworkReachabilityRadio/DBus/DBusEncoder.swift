@@ -37,6 +37,9 @@ struct DBusEncoder {
         case .dictionaryEntry(let key, let value):
             write(key)
             write(value)
+        case .bytes(let content):
+            append(UInt64(content.count), width: 4)
+            bytes.append(contentsOf: content)
         case .array(let element, let elements):
             let lengthOffset = bytes.count
             append(0, width: 4)

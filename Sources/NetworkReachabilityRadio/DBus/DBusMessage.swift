@@ -21,11 +21,6 @@ package struct DBusMessage: Sendable, Equatable {
     /// The body's signature, from its values.
     package var signature: String { body.map(\.type.description).joined() }
 
-    /// The length of the fixed part of the header.
-    static let fixedHeaderLength = 16
-    /// The longest message accepted: more than any ModemManager or NetworkManager answer, less than memory.
-    static let maximumLength = 1 << 25
-
     /// Makes a message; the fields its kind requires are the caller's to give.
     package init(
         kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil, errorName: String? = nil,
@@ -78,75 +73,33 @@ package struct DBusMessage: Sendable, Equatable {
 
     // MARK: - Decoding
 
-    /// The whole length of the message that `bytes` begin with, once its fixed header has arrived (`nil` before).
-    ///
-    /// - Throws: ``DBusError/malformed(_:)`` when the header cannot start a message, or announces one longer than
-    ///   ``maximumLength``: a stream cannot be read on after that.
-    package static func frameLength(_ bytes: ArraySlice<UInt8>) throws(DBusError) -> Int? {
-        guard bytes.count >= fixedHeaderLength else { return nil }
-        let start = bytes.startIndex
-        let isBigEndian: Bool
-        switch bytes[start] {
-        case UInt8(ascii: "l"): isBigEndian = false
-        case UInt8(ascii: "B"): isBigEndian = true
-        default: throw .malformed("byte order \(bytes[start])")
-        }
-        func uint32(at offset: Int) -> Int {
-            let field = bytes[(start + offset)..<(start + offset + 4)]
-            return (isBigEndian ? Array(field) : field.reversed()).reduce(0) { $0 << 8 | Int($1) }
-        }
-        let bodyLength = uint32(at: 4)
-        let fieldsLength = uint32(at: 12)
-        guard bodyLength <= maximumLength, fieldsLength <= maximumLength else { throw .malformed("message too long") }
-        let total = (fixedHeaderLength + fieldsLength + 7) / 8 * 8 + bodyLength
-        guard total <= maximumLength else { throw .malformed("message of \(total) bytes") }
-        return total
-    }
-
     /// Decodes one whole message.
     ///
     /// - Throws: ``DBusError/malformed(_:)`` for anything the wire protocol does not allow, or a header without the
     ///   fields its type requires.
     package init(decoding bytes: [UInt8]) throws(DBusError) {
-        guard try Self.frameLength(bytes[...]) == bytes.count else { throw .malformed("length does not match the header") }
-        guard let kind = Kind(rawValue: bytes[1]) else { throw .malformed("message type \(bytes[1])") }
-        guard bytes[3] == 1 else { throw .malformed("protocol version \(bytes[3])") }
-        let isBigEndian = bytes[0] == UInt8(ascii: "B")
-        var decoder = DBusDecoder(bytes, isBigEndian: isBigEndian, offset: 4)
-        let bodyLength = Int(try decoder.uint32())
-        self.kind = kind
-        flags = bytes[2]
-        serial = try decoder.uint32()
-        guard serial != 0 else { throw .malformed("serial 0") }
-        var signature = ""
-        let fields = try decoder.read(.array(.structure([.byte, .variant]))).elements ?? []
-        for field in fields {
-            guard let parts = field.fields, parts.count == 2, case .byte(let code) = parts[0] else { continue }
-            let value = parts[1].unwrapped
-            switch (code, value) {
-            case (1, .objectPath(let text)): path = text
-            case (2, .string(let text)): interface = text
-            case (3, .string(let text)): member = text
-            case (4, .string(let text)): errorName = text
-            case (5, .uint32(let number)): replySerial = number
-            case (6, .string(let text)): destination = text
-            case (7, .string(let text)): sender = text
-            case (8, .signature(let text)): signature = text
-            case (9, .uint32): continue  // file descriptors, which this client neither asks for nor takes
-            case (1...9, _): throw .malformed("header field \(code) of type \(value.type)")
-            default: continue  // unknown fields are ignored, as the specification says
-            }
-        }
-        try decoder.align(8)
-        guard decoder.offset + bodyLength == bytes.count else { throw .malformed("body length does not match") }
-        for type in try DBusType.parse(signature) { body.append(try decoder.read(type)) }
+        guard let size = try DBusHeader.size(of: bytes[...]), size.messageLength == bytes.count,
+            size.headerLength <= bytes.count
+        else { throw .malformed("length does not match the header") }
+        let header = try DBusHeader(decoding: Array(bytes[..<size.headerLength]))
+        try self.init(header: header, body: Array(bytes[size.headerLength...]))
+    }
+
+    /// The message whose header is `header` and whose body is `body`, decoded by the header's signature.
+    ///
+    /// - Throws: ``DBusError/malformed(_:)`` when the body is not of the header's length, or not what its signature
+    ///   says.
+    package init(header: DBusHeader, body: [UInt8]) throws(DBusError) {
+        guard body.count == header.bodyLength else { throw .malformed("body length does not match") }
+        self.init(
+            kind: header.kind, path: header.path, interface: header.interface, member: header.member,
+            errorName: header.errorName, replySerial: header.replySerial, destination: header.destination,
+            sender: header.sender)
+        serial = header.serial
+        flags = header.flags
+        // The header's length is a multiple of 8, so alignment counted from the body's start is the message's.
+        var decoder = DBusDecoder(body, isBigEndian: header.isBigEndian)
+        for type in try DBusType.parse(header.signature) { self.body.append(try decoder.read(type)) }
         guard decoder.isAtEnd else { throw .malformed("bytes after the body") }
-        switch kind {
-        case .methodCall: guard path != nil, member != nil else { throw .malformed("call without path or member") }
-        case .signal:
-            guard path != nil, interface != nil, member != nil else { throw .malformed("signal without its names") }
-        case .methodReturn: guard replySerial != nil else { throw .malformed("return without reply serial") }
-        case .error: guard replySerial != nil, errorName != nil else { throw .malformed("error without its name") }
-        }
     }
 }

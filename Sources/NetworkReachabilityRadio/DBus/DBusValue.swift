@@ -1,5 +1,8 @@
 /// One D-Bus value with its type, as decoded from a message or to be encoded into one.
-package indirect enum DBusValue: Hashable, Sendable {
+///
+/// Compact: only the cases that hold a single value of their own type are boxed, containers hold their elements in
+/// one buffer, and an array of bytes (`ay`) is its bytes.
+package enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case boolean(Bool)
     case int16(Int16)
@@ -15,9 +18,11 @@ package indirect enum DBusValue: Hashable, Sendable {
     case unixFD(UInt32)
     /// The elements, all of `element`'s type (which an empty array still needs).
     case array(element: DBusType, [DBusValue])
+    /// An array of bytes (`ay`), as the decoder gives it: one byte each, not one value each.
+    case bytes([UInt8])
     case structure([DBusValue])
-    case dictionaryEntry(DBusValue, DBusValue)
-    case variant(DBusValue)
+    indirect case dictionaryEntry(DBusValue, DBusValue)
+    indirect case variant(DBusValue)
 
     /// The value's type.
     package var type: DBusType {
@@ -36,6 +41,7 @@ package indirect enum DBusValue: Hashable, Sendable {
         case .signature: .signature
         case .unixFD: .unixFD
         case .array(let element, _): .array(element)
+        case .bytes: .array(.byte)
         case .structure(let fields): .structure(fields.map(\.type))
         case .dictionaryEntry(let key, let value): .dictionaryEntry(key: key.type, value: value.type)
         case .variant: .variant
@@ -88,8 +94,11 @@ package indirect enum DBusValue: Hashable, Sendable {
 
     /// An array's elements.
     package var elements: [DBusValue]? {
-        if case .array(_, let elements) = unwrapped { return elements }
-        return nil
+        switch unwrapped {
+        case .array(_, let elements): elements
+        case .bytes(let bytes): bytes.map(DBusValue.byte)
+        default: nil
+        }
     }
 
     /// A structure's fields.
@@ -113,6 +122,7 @@ package indirect enum DBusValue: Hashable, Sendable {
     package var typeName: String {
         switch unwrapped {
         case .array(let element, _): "array (\(element))"
+        case .bytes: "array (y)"
         case .structure(let fields): "structure (\(fields.map(\.type.description).joined()))"
         default: Self.names[unwrapped.type] ?? unwrapped.type.description
         }

@@ -1,6 +1,6 @@
 import NetworkReachability
 
-/// What ModemManager's objects say of each modem's network interface: access technologies, signal quality and
+/// What ModemManager's objects say of each modem: its data interfaces, access technologies, signal quality and
 /// strength, and 3GPP registration (roaming).
 enum ModemManagerFacts {
     static let service = "org.freedesktop.ModemManager1"
@@ -8,6 +8,7 @@ enum ModemManagerFacts {
     static let modem = "org.freedesktop.ModemManager1.Modem"
     static let modem3gpp = "org.freedesktop.ModemManager1.Modem.Modem3gpp"
     static let signal = "org.freedesktop.ModemManager1.Modem.Signal"
+    static let bearer = "org.freedesktop.ModemManager1.Bearer"
     /// `MM_MODEM_PORT_TYPE_NET`: the port that is the modem's network interface (`wwan0`).
     static let networkPortType: UInt32 = 2
     /// `MMModem3gppRegistrationState` values that mean roaming: roaming, roaming SMS-only, roaming CSFB not preferred.
@@ -17,9 +18,24 @@ enum ModemManagerFacts {
     /// The extended signal readings, newest technology first, and the figure in dBm each gives.
     static let readings = ["Nr5g", "Lte", "Umts", "Gsm", "Evdo", "Cdma"]
 
-    /// The details of each modem's network interfaces, by interface name.
-    static func details(of objects: [String: ServiceMirror.Interfaces], reader: inout PropertyReader) -> [String: LinkDetails] {
-        var details: [String: LinkDetails] = [:]
+    /// One modem as the summary and the details need it.
+    struct Modem: Equatable {
+        /// Its object path.
+        var path: String
+        /// The interfaces that carry its data: its net ports, and the interface of each connected bearer (`ppp0`
+        /// for an AT modem, `wwan0.1` for a multiplexed one).
+        var interfaces: [String]
+        var details: LinkDetails
+        /// `MMModem3gppRegistrationState`, when the modem has a 3GPP interface.
+        var registration: UInt32?
+
+        /// The number ModemManager gives it (`mmcli -m 0`): the last part of its path.
+        var number: String { path.split(separator: "/").last.map(String.init) ?? path }
+    }
+
+    /// Every modem, in the order of their paths.
+    static func modems(of objects: [String: ServiceMirror.Interfaces], reader: inout PropertyReader) -> [Modem] {
+        var modems: [Modem] = []
         for (path, interfaces) in objects.sorted(by: { $0.key < $1.key }) {
             guard let modem = interfaces[Self.modem] else { continue }
             let ports =
@@ -31,8 +47,14 @@ enum ModemManagerFacts {
                         return (name, type)
                     }
                 } ?? []
-            let names = ports.compactMap { $0 }.filter { $0.1 == Self.networkPortType }.map(\.0)
-            guard !names.isEmpty else { continue }
+            let bearers = reader.read("Bearers", of: modem, at: path, expecting: "array (o)", Self.objectPaths) ?? []
+            var names = ports.compactMap { $0 }.filter { $0.1 == Self.networkPortType }.map(\.0)
+            for bearer in bearers {
+                let properties = objects[bearer]?[Self.bearer]
+                let connected = reader.read("Connected", of: properties, at: bearer, expecting: "boolean") { $0.bool }
+                let name = reader.read("Interface", of: properties, at: bearer, expecting: "string") { $0.string }
+                if connected == true, let name, !name.isEmpty, !names.contains(name) { names.append(name) }
+            }
             let technologies = reader.read("AccessTechnologies", of: modem, at: path, expecting: "uint32") { $0.uint32 }
             let quality = reader.read("SignalQuality", of: modem, at: path, expecting: "(ub)") { $0.fields?.first?.uint32 }
             var dBm: Double?
@@ -45,11 +67,49 @@ enum ModemManagerFacts {
             ) { $0.uint32 }
             let roaming: Bool? =
                 registration.flatMap { Self.roamingStates.contains($0) ? true : Self.homeStates.contains($0) ? false : nil }
-            let modemDetails = LinkDetails(
-                accessTechnologies: technologies, signal: quality.map { SignalStrength(percent: Int($0), dBm: dBm) },
-                isRoaming: roaming)
-            for name in names { details[name] = modemDetails }
+            modems.append(
+                Modem(
+                    path: path, interfaces: names,
+                    details: LinkDetails(
+                        accessTechnologies: technologies, signal: quality.map { SignalStrength(percent: Int($0), dBm: dBm) },
+                        isRoaming: roaming),
+                    registration: registration))
         }
-        return details
+        return modems
+    }
+
+    /// The bearers the modems name (`Modem.Bearers`): ModemManager exports them beside its object manager, not in it.
+    static func bearerPaths(of objects: [String: ServiceMirror.Interfaces]) -> Set<String> {
+        Set(objects.values.flatMap { interfaces in interfaces[Self.modem]?["Bearers"].flatMap(Self.objectPaths) ?? [] })
+    }
+
+    /// An array of object paths (`ao`) as its paths.
+    private static func objectPaths(_ value: DBusValue) -> [String]? {
+        guard case .array(.objectPath, let elements) = value.unwrapped else { return nil }
+        return elements.compactMap(\.string)
+    }
+
+    /// A registration state in words: `home`, `roaming`, `searching`…
+    static func words(forRegistration state: UInt32) -> String {
+        switch state {
+        case 0: "idle"
+        case 1, 6, 9: "home"
+        case 2: "searching"
+        case 3: "denied"
+        case 5, 7, 10: "roaming"
+        case 8: "emergency only"
+        case 11: "attached (RLOS)"
+        default: "unknown"
+        }
+    }
+
+    /// The summary's line for a modem: `modem 0 on wwan0: LTE, 72 %, registration home`.
+    static func line(for modem: Modem) -> String {
+        var parts: [String] = []
+        if let technology = modem.details.radioTechnology { parts.append(technology.description) }
+        if let signal = modem.details.signal { parts.append(signal.description) }
+        if let registration = modem.registration { parts.append("registration \(words(forRegistration: registration))") }
+        let interfaces = modem.interfaces.isEmpty ? " (no data interface)" : " on \(modem.interfaces.joined(separator: ", "))"
+        return "modem \(modem.number)\(interfaces): \(parts.isEmpty ? "nothing known yet" : parts.joined(separator: ", "))"
     }
 }

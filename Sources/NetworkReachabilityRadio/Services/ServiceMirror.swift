@@ -1,5 +1,8 @@
 /// One service's objects as its `org.freedesktop.DBus.ObjectManager` tells them, kept current by its
 /// `InterfacesAdded`, `InterfacesRemoved` and `PropertiesChanged` signals: path → interface → property → value.
+///
+/// Some objects are not in the object manager (ModemManager's bearers): the mirror names them as companions, which
+/// the session reads with `Properties.GetAll` and which the same `PropertiesChanged` signals keep current.
 struct ServiceMirror {
     /// Properties by name.
     typealias Properties = [String: DBusValue]
@@ -19,14 +22,45 @@ struct ServiceMirror {
     /// Why its objects are not known, when they are not: absent, not answering, answering nonsense.
     var problem: String?
 
-    init(name: String, label: String, root: String) {
+    /// Objects outside the object manager that the mirror follows: their interface, and which paths the managed
+    /// objects name.
+    struct Companions {
+        var interface: String
+        var paths: ([String: Interfaces]) -> Set<String>
+    }
+
+    /// The companions of this service, if it has any.
+    let companions: Companions?
+
+    init(name: String, label: String, root: String, companions: Companions? = nil) {
         self.name = name
         self.label = label
         self.root = root
+        self.companions = companions
+    }
+
+    /// ModemManager's mirror: its bearers are companions, named by each modem's `Bearers`.
+    static func modemManager() -> ServiceMirror {
+        ServiceMirror(
+            name: ModemManagerFacts.service, label: "ModemManager", root: ModemManagerFacts.root,
+            companions: Companions(interface: ModemManagerFacts.bearer, paths: ModemManagerFacts.bearerPaths(of:)))
+    }
+
+    /// NetworkManager's mirror: every object it describes is in its object manager.
+    static func networkManager() -> ServiceMirror {
+        ServiceMirror(name: NetworkManagerFacts.service, label: "NetworkManager", root: NetworkManagerFacts.root)
     }
 
     static let objectManager = "org.freedesktop.DBus.ObjectManager"
     static let properties = "org.freedesktop.DBus.Properties"
+
+    /// Whether a signal of `interface` and `member` is one a mirror applies: decided before its body is read.
+    static func follows(interface: String?, member: String?) -> Bool {
+        switch (interface, member) {
+        case (objectManager, "InterfacesAdded"), (objectManager, "InterfacesRemoved"), (properties, "PropertiesChanged"): true
+        default: false
+        }
+    }
 
     /// The call that loads every object.
     var loadingCall: DBusMessage {
@@ -42,6 +76,41 @@ struct ServiceMirror {
         }
         objects = entries.compactMapValues(Self.interfaces(of:))
         problem = nil
+    }
+
+    // MARK: - Companions
+
+    /// The companion paths named now that the mirror does not hold.
+    var missingCompanions: Set<String> {
+        guard let companions else { return [] }
+        return companions.paths(objects).filter { objects[$0]?[companions.interface] == nil }
+    }
+
+    /// Drops the companions no object names any more; returns whether any went.
+    mutating func dropUnnamedCompanions() -> Bool {
+        guard let companions else { return false }
+        let named = companions.paths(objects)
+        let unnamed = objects.keys.filter { objects[$0]?[companions.interface] != nil && !named.contains($0) }
+        for path in unnamed { objects[path] = nil }
+        return !unnamed.isEmpty
+    }
+
+    /// The call that reads one companion's properties.
+    func companionCall(_ path: String) -> DBusMessage? {
+        companions.map { companions in
+            .methodCall(
+                destination: name, path: path, interface: Self.properties, member: "GetAll",
+                body: [.string(companions.interface)])
+        }
+    }
+
+    /// Takes a companion's `GetAll` answer, if the companion is still named; returns whether the mirror changed.
+    mutating func loadCompanion(_ path: String, _ answer: DBusMessage) -> Bool {
+        guard let companions, companions.paths(objects).contains(path), answer.signature == "a{sv}",
+            let properties = answer.body.first?.dictionary
+        else { return false }
+        objects[path, default: [:]][companions.interface] = properties
+        return true
     }
 
     /// Forgets every object, keeping the owner: the service is on the bus but did not answer as it should.
