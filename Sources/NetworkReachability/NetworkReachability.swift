@@ -202,11 +202,12 @@ public final class NetworkReachability: Sendable {
     }
 
     /// Every interface of this host with its type, state, carrier and addresses, and which carry the internet:
-    /// `networkctl`'s list, read from the kernel now (one round trip each for links, addresses and the internet).
+    /// `networkctl`'s list, read from the kernel now (one round trip each for links, addresses and the internet);
+    /// with each interface's ``InterfaceStatus/details`` where a source of them runs (`NetworkReachabilityRadio`).
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public static func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
-        try ReachabilityMonitor.system.backend.interfaces()
+        try ReachabilityMonitor.system.interfaces()
     }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).

@@ -81,6 +81,25 @@ struct CodableTests {
         #expect(object["isExpensive"] as? Bool == true)
     }
 
+    @Test func anInterfacesDetailsAreKeysOfItsObjectAndDecodeToThemselves() throws {
+        let status = InterfaceStatus(
+            interface: NetworkInterface(name: "wwan0", index: 4, type: .cellular), isUp: true, hasCarrier: true,
+            operationalState: "up", addresses: ["10.64.0.2/30"], carriesInternet: true,
+            details: LinkDetails(accessTechnologies: 1 << 15, signal: SignalStrength(percent: 55), isRoaming: false))
+        let data = try JSONEncoder().encode(status)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["name"] as? String == "wwan0" && object["radioTechnology"] as? String == "nr5G")
+        #expect(object["isRoaming"] as? Bool == false && object["isMetered"] == nil)
+        #expect(try JSONDecoder().decode(InterfaceStatus.self, from: data) == status)
+        // and without details, none of their keys, and nil again
+        var bare = status
+        bare.details = LinkDetails()
+        #expect(bare.details == nil)
+        let plain = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(bare)) as? [String: Any])
+        #expect(plain["radioTechnology"] == nil && plain["signal"] == nil)
+        #expect(try JSONDecoder().decode(InterfaceStatus.self, from: JSONEncoder().encode(bare)).details == nil)
+    }
+
     @Test func aCellularStatusEncodesAsTheContractsWords() throws {
         let data = try JSONEncoder().encode(NetworkReachabilityStatus.reachable(.cellular))
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])

@@ -64,6 +64,37 @@ struct RadioDetailsCLIInNamespaceTests {
         #expect(bare.standardError.contains("radio details: system bus: not reachable at \(bus.address)"))
     }
 
+    @Test func interfacesShowsEachInterfacesDetailsAsTextAndJSON() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let bus = try PrivateBus()
+        defer { bus.remove() }
+        try startServices(on: bus)
+        let command = ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", ReachBinary.path, "interfaces"]
+
+        let table = try network.run(command).standardOutput.split(separator: "\n").map(String.init)
+        #expect(table.first?.contains("CARRIER  DETAILS") == true)
+        let uplink = try #require(table.first { $0.contains(" rn0 ") })
+        #expect(uplink.contains("LTE, 72 %, roaming, metered"))
+        #expect(table.first { $0.contains(" lo ") }?.contains(" - ") == true)
+
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(network.run(command + ["--json"]).standardOutput.utf8))
+                as? [[String: Any]])
+        let rn0 = try #require(json.first { $0.string("name") == "rn0" })
+        #expect(rn0.string("radioTechnology") == "lte4G" && rn0.bool("isRoaming") == true && rn0.bool("isMetered") == true)
+        #expect((rn0["signal"] as? [String: Any])?["percent"] as? Int == 72)
+        #expect(rn0.string("systemConnectivity") == "full")
+        let loopback = try #require(json.first { $0.string("name") == "lo" })
+        #expect(loopback["radioTechnology"] == nil && loopback["isMetered"] == nil)
+
+        // Without the services, no details: the table has no such column, and --verbose says why
+        bus.kill()
+        let bare = try network.run(command + ["--verbose"])
+        #expect(bare.standardOutput.split(separator: "\n").first?.contains("DETAILS") == false)
+        #expect(bare.standardError.contains("radio details: system bus: not reachable at \(bus.address)"))
+    }
+
     @Test func watchPrintsOneLinePerChangeOfTechnology() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }

@@ -14,11 +14,18 @@ public struct InterfaceStatus: Sendable, Hashable, Codable {
     public var addresses: [String]
     /// Whether the internet's route leaves through it (IPv4 or IPv6): the interface that carries the internet.
     public var carriesInternet: Bool
+    /// What a modem or network manager says of it (radio technology, signal, roaming, metered); `nil` unless a
+    /// source of such details runs (`NetworkReachabilityRadio`) and knows the interface.
+    public var details: LinkDetails? {
+        get { storedDetails }
+        set { storedDetails = newValue?.isEmpty == true ? nil : newValue }
+    }
+    private var storedDetails: LinkDetails?
 
     /// Makes an interface's status.
     public init(
         interface: NetworkInterface, isUp: Bool, hasCarrier: Bool, operationalState: String, addresses: [String],
-        carriesInternet: Bool
+        carriesInternet: Bool, details: LinkDetails? = nil
     ) {
         self.interface = interface
         self.isUp = isUp
@@ -26,6 +33,7 @@ public struct InterfaceStatus: Sendable, Hashable, Codable {
         self.operationalState = operationalState
         self.addresses = addresses
         self.carriesInternet = carriesInternet
+        self.details = details
     }
 }
 
@@ -42,11 +50,12 @@ extension InterfaceStatus {
             hasCarrier: try container.decode(Bool.self, forKey: .hasCarrier),
             operationalState: try container.decode(String.self, forKey: .operationalState),
             addresses: try container.decode([String].self, forKey: .addresses),
-            carriesInternet: try container.decode(Bool.self, forKey: .carriesInternet))
+            carriesInternet: try container.decode(Bool.self, forKey: .carriesInternet), details: try LinkDetails(from: decoder))
     }
 
     /// Encodes one flat object: the interface's keys (`name`, `index`, `type`, `linkKind`), then `isUp`,
-    /// `hasCarrier`, `operationalState`, `addresses` and `carriesInternet`.
+    /// `hasCarrier`, `operationalState`, `addresses` and `carriesInternet`, and the keys of its ``details`` that are
+    /// known, as a path's (`radioTechnology`, `signal`, `isRoaming`, `isMetered`…).
     public func encode(to encoder: any Encoder) throws {
         try interface.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -55,5 +64,6 @@ extension InterfaceStatus {
         try container.encode(operationalState, forKey: .operationalState)
         try container.encode(addresses, forKey: .addresses)
         try container.encode(carriesInternet, forKey: .carriesInternet)
+        try details?.encode(to: encoder)
     }
 }

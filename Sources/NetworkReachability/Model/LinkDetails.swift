@@ -51,3 +51,32 @@ public struct LinkDetails: Sendable, Hashable {
         return parts.joined(separator: ", ")
     }
 }
+
+extension LinkDetails: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case radioTechnology, accessTechnologies, signal, isRoaming, isMetered, systemConnectivity
+    }
+
+    /// Decodes what ``encode(to:)`` writes; `radioTechnology` is derived from `accessTechnologies`, not read.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            accessTechnologies: try container.decodeIfPresent(UInt32.self, forKey: .accessTechnologies),
+            signal: try container.decodeIfPresent(SignalStrength.self, forKey: .signal),
+            isRoaming: try container.decodeIfPresent(Bool.self, forKey: .isRoaming),
+            isMetered: try container.decodeIfPresent(Bool.self, forKey: .isMetered),
+            systemConnectivity: try container.decodeIfPresent(SystemConnectivity.self, forKey: .systemConnectivity))
+    }
+
+    /// Encodes the known fields as keys of the object being written (a path's, an interface's): `radioTechnology`,
+    /// `accessTechnologies`, `signal`, `isRoaming`, `isMetered`, `systemConnectivity`; an unknown one has no key.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(radioTechnology, forKey: .radioTechnology)
+        try container.encodeIfPresent(accessTechnologies, forKey: .accessTechnologies)
+        try container.encodeIfPresent(signal, forKey: .signal)
+        try container.encodeIfPresent(isRoaming, forKey: .isRoaming)
+        try container.encodeIfPresent(isMetered, forKey: .isMetered)
+        try container.encodeIfPresent(systemConnectivity, forKey: .systemConnectivity)
+    }
+}

@@ -176,7 +176,6 @@ extension ReachabilityPath: Codable {
         case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress, reason
         case gateways, availableInterfaces
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
-        case radioTechnology, accessTechnologies, signal, isRoaming, isMetered, systemConnectivity
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -196,12 +195,7 @@ extension ReachabilityPath: Codable {
             gateways: try container.decodeIfPresent([IPAddress].self, forKey: .gateways),
             availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .availableInterfaces),
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
-            details: LinkDetails(
-                accessTechnologies: try container.decodeIfPresent(UInt32.self, forKey: .accessTechnologies),
-                signal: try container.decodeIfPresent(SignalStrength.self, forKey: .signal),
-                isRoaming: try container.decodeIfPresent(Bool.self, forKey: .isRoaming),
-                isMetered: try container.decodeIfPresent(Bool.self, forKey: .isMetered),
-                systemConnectivity: try container.decodeIfPresent(SystemConnectivity.self, forKey: .systemConnectivity)))
+            details: try LinkDetails(from: decoder))
         isInternet = container.contains(.isIPv6Only)
     }
 
@@ -231,11 +225,6 @@ extension ReachabilityPath: Codable {
         }
         try container.encodeIfPresent(synthesizedAddress, forKey: .synthesizedAddress)
         try container.encodeIfPresent(host, forKey: .host)
-        try container.encodeIfPresent(details?.radioTechnology, forKey: .radioTechnology)
-        try container.encodeIfPresent(details?.accessTechnologies, forKey: .accessTechnologies)
-        try container.encodeIfPresent(details?.signal, forKey: .signal)
-        try container.encodeIfPresent(details?.isRoaming, forKey: .isRoaming)
-        try container.encodeIfPresent(details?.isMetered, forKey: .isMetered)
-        try container.encodeIfPresent(details?.systemConnectivity, forKey: .systemConnectivity)
+        try details?.encode(to: encoder)
     }
 }

@@ -206,6 +206,16 @@ package final class ReachabilityMonitor: Sendable {
         reevaluate(interfaces: nil)
     }
 
+    /// Every interface (`networkctl`'s list), each with the details the attached source knows of it.
+    package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        let source = state.withLock { $0.detailsSource }
+        return try backend.interfaces().map { status in
+            var detailed = status
+            detailed.details = source?.details(of: status.interface)
+            return detailed
+        }
+    }
+
     /// `snapshot` with its interface's details, when a source is attached.
     package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
         state.withLock { $0.detailsSource }?.detailed(snapshot) ?? snapshot
