@@ -33,7 +33,8 @@ struct NAT64Command: AsyncParsableCommand {
         let fromDNS64 = await discovered.map { DiscoveredNAT64Prefix(prefix: $0, source: .dns64) }
         let record = Record(
             isIPv6Only: internet.path.isIPv6Only, nameServers: resolver.nameServers.map(\.description),
-            nameServersIPv6Only: resolver.isIPv6Only, prefixes: fromAdvertisements + fromDNS64,
+            nameServersIPv6Only: resolver.isIPv6Only, systemdResolved: resolver.isSystemdResolvedStub,
+            prefixes: fromAdvertisements + fromDNS64,
             advertisedDNSServers: advertised.dnsServers.map(\.description), captivePortal: advertised.captivePortal)
         if json {
             Output.line(Output.jsonLine(record))
@@ -41,7 +42,8 @@ struct NAT64Command: AsyncParsableCommand {
         }
         Output.line(
             "IPv6-only: \(record.isIPv6Only ? "yes" : "no") (routes); name servers: "
-                + (record.nameServers.isEmpty ? "none" : record.nameServers.joined(separator: ", ")))
+                + (record.nameServers.isEmpty ? "none" : record.nameServers.joined(separator: ", "))
+                + (record.systemdResolved ? " (systemd-resolved's upstream servers)" : ""))
         if record.prefixes.isEmpty { Output.line("NAT64 prefix: none found") }
         for prefix in record.prefixes { Output.line("NAT64 prefix: \(prefix)") }
         if !record.advertisedDNSServers.isEmpty {
@@ -54,12 +56,14 @@ struct NAT64Command: AsyncParsableCommand {
         var isIPv6Only: Bool
         var nameServers: [String]
         var nameServersIPv6Only: Bool
+        /// Whether /etc/resolv.conf names only systemd-resolved's stub, so the servers are its upstream ones.
+        var systemdResolved: Bool
         var prefixes: [DiscoveredNAT64Prefix]
         var advertisedDNSServers: [String]
         var captivePortal: String?
 
         enum CodingKeys: String, CodingKey {
-            case isIPv6Only, nameServers, nameServersIPv6Only, prefixes, advertisedDNSServers, captivePortal
+            case isIPv6Only, nameServers, nameServersIPv6Only, systemdResolved, prefixes, advertisedDNSServers, captivePortal
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -67,6 +71,7 @@ struct NAT64Command: AsyncParsableCommand {
             try container.encode(isIPv6Only, forKey: .isIPv6Only)
             try container.encode(nameServers, forKey: .nameServers)
             try container.encode(nameServersIPv6Only, forKey: .nameServersIPv6Only)
+            try container.encode(systemdResolved, forKey: .systemdResolved)
             try container.encode(prefixes, forKey: .prefixes)
             try container.encode(advertisedDNSServers, forKey: .advertisedDNSServers)
             try container.encode(captivePortal, forKey: .captivePortal)

@@ -16,12 +16,7 @@ struct TargetArgument: Sendable {
     }
 
     /// Whether it is the internet, restricted or not: what `--validate` goes with.
-    var isInternet: Bool {
-        switch target {
-        case .internet, .restricted(.internet, _): true
-        default: false
-        }
-    }
+    var isInternet: Bool { target.isInternet }
 
     /// Parses `internet`, `link-local`, an IP literal, a host name or a URL; with `from`, makes an address pair.
     ///

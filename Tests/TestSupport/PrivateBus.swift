@@ -15,8 +15,29 @@ public final class PrivateBus: @unchecked Sendable {
     nonisolated(unsafe) private static var next = 0  // guarded by `counter`
     private static let counter = NSLock()
 
-    /// Starts the bus.
-    public init() throws {
+    /// Debian's own system bus configuration (`/usr/share/dbus-1/system.conf`: its policy and limits, its service
+    /// policies in `system.d`), changed only where a bus of a test's own must differ: it listens at `socket`, runs as
+    /// the test's user, does not fork, activate services or log to syslog, and also reads the folders `including`.
+    public static func debianSystemConfiguration(listeningAt socket: String, including: [String] = []) throws -> String {
+        var text = try String(contentsOfFile: "/usr/share/dbus-1/system.conf", encoding: .utf8)
+        for (pattern, replacement) in [
+            (#"<user>[^<]*</user>"#, ""), ("<fork/>", ""), ("<standard_system_servicedirs/>", ""),
+            (#"<servicehelper>[^<]*</servicehelper>"#, ""), (#"<pidfile>[^<]*</pidfile>"#, ""), ("<syslog/>", ""),
+            (#"<listen>[^<]*</listen>"#, "<listen>unix:path=\(socket)</listen>"),
+            (
+                "<includedir>system.d</includedir>",
+                (["/usr/share/dbus-1/system.d"] + including).map { "<includedir>\($0)</includedir>" }.joined()
+            ),
+        ] {
+            text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        return text
+    }
+
+    /// Starts the bus: with `debianPolicy`, Debian's own system bus configuration
+    /// (``debianSystemConfiguration(listeningAt:including:)``), under which only root may own the services' names and
+    /// any user may send a signal to any connection; otherwise one that lets everyone do everything.
+    public init(debianPolicy: Bool = false) throws {
         let number = Self.counter.withLock {
             Self.next += 1
             return Self.next
@@ -39,7 +60,8 @@ public final class PrivateBus: @unchecked Sendable {
               </policy>
             </busconfig>
             """
-        try configuration.write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
+        try (debianPolicy ? Self.debianSystemConfiguration(listeningAt: "\(directory)/bus") : configuration)
+            .write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         do {
             try start()
         } catch {

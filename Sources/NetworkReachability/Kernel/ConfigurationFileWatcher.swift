@@ -1,12 +1,14 @@
 import CNetlink
 
-/// Tells, through inotify (no polling), when `/etc/resolv.conf` or `/etc/hosts` change, and when the named
-/// network namespace the subscription lives in is deleted. Its descriptor joins the subscription's `poll`.
+/// Tells, through inotify (no polling), when `/etc/resolv.conf`, `/etc/hosts` or systemd-resolved's upstream list
+/// (`/run/systemd/resolve/resolv.conf`) change, and when the named network namespace the subscription lives in is
+/// deleted. Its descriptor joins the subscription's `poll`.
 ///
 /// The resolver files are watched through their directory (for files replaced by rename) and one by one (for
-/// in-place writes, and for the bind mounts `ip netns exec` puts over them). A namespace is deleted when its
-/// file under `/run/netns` goes (`ip netns del`): the kernel keeps the namespace alive while anything is inside,
-/// so no netlink message would ever say so.
+/// in-place writes, and for the bind mounts `ip netns exec` puts over them). systemd-resolved's directory exists only
+/// while it runs, so `/run/systemd` is watched for its coming. A namespace is deleted when its file under
+/// `/run/netns` goes (`ip netns del`): the kernel keeps the namespace alive while anything is inside, so no netlink
+/// message would ever say so.
 final class ConfigurationFileWatcher {
     /// What a drain found.
     struct Changes: OptionSet {
@@ -17,11 +19,16 @@ final class ConfigurationFileWatcher {
         static let namespaceDeleted = Changes(rawValue: 2)
     }
 
-    static let resolverDirectory = "/etc"
-    static let resolverFileNames: Set<String> = ["resolv.conf", "hosts"]
+    /// The watched resolver files, by directory; those in `/etc` also one by one, since `ip netns exec` mounts files
+    /// over them.
+    static let resolverFiles: [(directory: String, names: Set<String>, eachFile: Bool)] = [
+        ("/etc", ["resolv.conf", "hosts"], true), ("/run/systemd/resolve", ["resolv.conf"], false),
+        ("/run/systemd", ["resolve"], false),
+    ]
 
     let descriptor: Int32
-    private var resolverDirectoryWatch: Int32?
+    /// The resolver directories watched, with the names that count in each.
+    private var resolverDirectoryWatches: [Int32: Set<String>] = [:]
     private var resolverFileWatches: Set<Int32> = []
     private var namespaceDirectoryWatch: Int32?
     private let namespaceFileName: String?
@@ -34,7 +41,6 @@ final class ConfigurationFileWatcher {
     init?(namespace: NetworkNamespace?) {
         descriptor = cnl_inotify_open()
         guard descriptor >= 0 else { return nil }
-        resolverDirectoryWatch = SystemCall.addWatch(descriptor, path: Self.resolverDirectory, mask: cnl_inotify_change_mask())
         if let path = namespace?.path, let slash = path.lastIndex(of: "/") {
             namespaceFileName = String(path[path.index(after: slash)...])
             namespaceDirectoryWatch = SystemCall.addWatch(
@@ -60,16 +66,21 @@ final class ConfigurationFileWatcher {
         while let count = SystemCall.readAvailable(descriptor, into: &buffer) {
             changes.formUnion(classify(buffer[0..<count]))
         }
-        if changes.contains(.resolverConfiguration) { watchResolverFiles() }  // a replaced file is a new inode
+        // A replaced file is a new inode, and systemd-resolved's directory may have come.
+        if changes.contains(.resolverConfiguration) { watchResolverFiles() }
         return changes
     }
 
+    /// Watches each resolver directory and file that exists now; inotify gives a path already watched its old number.
     private func watchResolverFiles() {
-        for name in Self.resolverFileNames {
-            if let watch = SystemCall.addWatch(
-                descriptor, path: "\(Self.resolverDirectory)/\(name)", mask: cnl_inotify_change_mask())
-            {
-                resolverFileWatches.insert(watch)
+        for (directory, names, eachFile) in Self.resolverFiles {
+            if let watch = SystemCall.addWatch(descriptor, path: directory, mask: cnl_inotify_change_mask()) {
+                resolverDirectoryWatches[watch] = names
+            }
+            for name in names where eachFile {
+                if let watch = SystemCall.addWatch(descriptor, path: "\(directory)/\(name)", mask: cnl_inotify_change_mask()) {
+                    resolverFileWatches.insert(watch)
+                }
             }
         }
     }
@@ -83,9 +94,7 @@ final class ConfigurationFileWatcher {
             let name = events.bytes(at: offset + 16, count: nameLength)
         {
             let fileName = name.cString
-            if resolverFileWatches.contains(watch)
-                || (watch == resolverDirectoryWatch && Self.resolverFileNames.contains(fileName))
-            {
+            if resolverFileWatches.contains(watch) || resolverDirectoryWatches[watch]?.contains(fileName) == true {
                 changes.insert(.resolverConfiguration)
             }
             if watch == namespaceDirectoryWatch, fileName == namespaceFileName, mask & cnl_inotify_removal_mask() != 0 {

@@ -83,6 +83,16 @@ public enum ReachabilityTarget: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The host name this target resolves, restricted or not.
+    /// Whether this is the internet, restricted or not: the one target whose path speaks for the resolver
+    /// (`supportsDNS`).
+    package var isInternet: Bool {
+        switch self {
+        case .internet: true
+        case .restricted(let target, _): target.isInternet
+        case .linkLocal, .address, .addressPair, .host: false
+        }
+    }
+
     package var hostName: HostName? {
         switch self {
         case .host(let name): name

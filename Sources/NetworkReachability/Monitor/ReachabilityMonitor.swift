@@ -277,6 +277,7 @@ package final class ReachabilityMonitor: Sendable {
                 metrics.changeToDelivery.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
             case .resolverConfigurationChanged:
                 backend.hosts.refreshWatched()
+                markDue { target, _ in target.isInternet }  // its path says whether a name server exists
                 pass(after: NetworkChanges(), through: loop.subscription)
             case .woken:
                 pass(after: NetworkChanges(), through: loop.subscription)

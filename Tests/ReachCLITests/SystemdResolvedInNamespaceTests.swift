@@ -1,0 +1,45 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A host whose `/etc/resolv.conf` names only systemd-resolved's stub (Ubuntu, Fedora, Arch, most desktops), with
+/// Debian's real `systemd-resolved`: `supportsDNS` and `reach nat64` speak of the servers it sends to, not of the stub.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(2)))
+struct SystemdResolvedInNamespaceTests {
+    @Test func supportsDNSFollowsTheUpstreamServersSystemdResolvedHasNotItsStub() throws {
+        // Given systemd-resolved with no server of its own, and /etc/resolv.conf naming its stub
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let resolved = try SystemdResolved(in: network)
+        defer { resolved.remove() }
+        #expect(resolved.upstreamFile.contains("# No DNS servers known."))
+
+        // Then the internet is reachable, with no DNS, and `reach nat64` names no server
+        let status = try resolved.run([ReachBinary.path, "status", "--json"])
+        let internet = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        #expect(internet.string("status") == "reachable" && internet.bool("supportsDNS") == false)
+        let nat64 = try Self.nat64(resolved)
+        #expect(nat64["nameServers"] as? [String] == [] && nat64.bool("systemdResolved") == true)
+
+        // When a watch runs and the uplink gets a server (as NetworkManager or networkd give one), it says so at once
+        let output = LineCollector()
+        _ = try resolved.start([ReachBinary.path, "watch", "--json"], output: output.pipe)
+        #expect(output.waitForLine { $0.contains("\"supportsDNS\":false") } != nil)
+        let first = output.lines.count
+        try resolved.setDNS([TestNetwork.gatewayIPv4], on: "rn0")
+        #expect(output.waitForLine(after: first) { $0.contains("\"supportsDNS\":true") } != nil)
+        #expect(try Self.nat64(resolved)["nameServers"] as? [String] == [TestNetwork.gatewayIPv4])
+        let text = try resolved.run([ReachBinary.path, "nat64", "--wait", "0.1"]).standardOutput
+        #expect(text.contains("name servers: \(TestNetwork.gatewayIPv4) (systemd-resolved's upstream servers)"))
+
+        // And when the server goes, so does DNS
+        let second = output.lines.count
+        try resolved.setDNS([], on: "rn0")
+        #expect(output.waitForLine(after: second) { $0.contains("\"supportsDNS\":false") } != nil)
+    }
+
+    private static func nat64(_ resolved: SystemdResolved) throws -> [String: Any] {
+        let result = try resolved.run([ReachBinary.path, "nat64", "--json", "--wait", "0.1"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+}
