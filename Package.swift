@@ -122,6 +122,7 @@ let package = Package(
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
         .target(
             name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            exclude: ["Modem"],  // the AT port the real ModemManager's test modem talks to, run by RealModemManager
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -119,7 +119,10 @@ final class BusSession {
                     try send(Self.busCall("AddMatch", [.string(rule)]), as: .addMatch(rule), on: connection)
                 }
             }
-            for index in services.indices { try askOwner(index, on: connection) }
+            for index in services.indices {
+                services[index].problem = "asking the bus whether it runs"
+                try askOwner(index, on: connection)
+            }
             publish()
             var more = false
             while true {
@@ -134,9 +137,11 @@ final class BusSession {
                 _ = try? SystemCall.run("poll") { poll(&descriptors, 2, timeout) }
                 if descriptors[1].revents != 0 { return true }
                 if descriptors[0].revents != 0 || more {
+                    let before = connection.tally
                     more = try connection.receive(allowance: allowance(for:)) { message throws(DBusError) in
                         try handle(message, on: connection)
                     }
+                    logDiscarded(since: before, on: connection)
                     for index in oversized.sorted() {
                         logger.notice(
                             "\(services[index].label) sent a signal over \(Self.signalLength) bytes; reading it whole again")
@@ -193,6 +198,16 @@ final class BusSession {
         }
     }
 
+    /// Says, at debug level, what a turn of reading discarded: a flood shows in `--verbose`, and costs nothing else.
+    private func logDiscarded(since before: DBusMessageReader.Tally, on connection: DBusConnection) {
+        let after = connection.tally
+        let count = after.unwanted + after.oversized + after.malformed - before.unwanted - before.oversized - before.malformed
+        guard count > 0 else { return }
+        logger.debug(
+            "skipped \(count) message\(count == 1 ? "" : "s") (\(after.discardedBytes - before.discardedBytes) bytes) that no followed service sent, or too long, or malformed"
+        )
+    }
+
     // MARK: - Messages
 
     private func handle(_ message: DBusMessage, on connection: DBusConnection) throws(DBusError) {
@@ -226,6 +241,7 @@ final class BusSession {
             if message.kind == .methodReturn, let owner = message.body.first?.string {
                 guard services[index].owner != owner || readings[index].loads.isEmpty else { return }
                 services[index].owner = owner
+                services[index].problem = "reading its objects"
                 try load(index, on: connection)
             } else {
                 logger.info("\(services[index].label) is not on the bus; its details are absent until it joins")

@@ -161,4 +161,41 @@ struct RadioServicesOnBusTests {
         try fixture.updateModem(RadioFixture.modemInterface, [["AccessTechnologies", "u", "\(RadioFixture.hspa)"]])
         #expect(await updates.next()?.path.details?.radioTechnology == .umts3G)
     }
+
+    @Test func aSignalTooLongToTakeHasTheServiceReadWholeAgain() async throws {
+        // Given a modem on wwan0 whose registration the reader does not know
+        let fixture = try RadioFixture()
+        try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
+        try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
+            ["ssv", RadioFixture.modemInterface, "Ports", "a(su)", "1", "wwan0", "2"])
+        let reader = fixture.reader()
+        #expect(reader.waitUntilRead(timeout: .seconds(10)))
+        let reachability = try NetworkReachability(network: fixture.network)
+        var updates = reachability.updates.makeAsyncIterator()
+        #expect(await updates.next()?.path.details?.isRoaming == nil)
+
+        // When it starts roaming without a signal, then sends a PropertiesChanged of 2 MiB
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
+            ["ssv", RadioFixture.modem3gpp, "RegistrationState", "u", "5"])
+        let emit = """
+            import dbus, sys
+            modem = dbus.bus.BusConnection(sys.argv[1]).get_object(sys.argv[2], sys.argv[3])
+            modem.EmitSignal('org.freedesktop.DBus.Properties', 'PropertiesChanged', 'sa{sv}as',
+                ['\(RadioFixture.modemInterface)', {'Junk': dbus.ByteArray(bytes(2 << 20))}, dbus.Array([], signature='s')],
+                dbus_interface='\(RadioFixture.mock)')
+            """
+        try Command.run(
+            ["/usr/bin/python3", "-c", emit, fixture.bus.address, RadioFixture.modemManager, RadioFixture.modem], check: true)
+        // Then the reader reads the service whole again, and learns what it had missed
+        #expect(await updates.next()?.path.details?.isRoaming == true)
+        #expect(fixture.messages.values.contains("ModemManager sent a signal over 1048576 bytes; reading it whole again"))
+    }
+
+    @Test func aServiceIsAskedAgainAfterOneTwoFourEightSixteenThenEveryThirtySeconds() {
+        #expect((1...9).map { BusSession.backoffSeconds(afterFailures: $0) } == [1, 2, 4, 8, 16, 30, 30, 30, 30])
+        #expect(BusSession.backoffSeconds(afterFailures: .max) == 30)
+    }
 }

@@ -35,9 +35,10 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     /// Starts the bus: with `debianPolicy`, Debian's own system bus configuration
-    /// (``debianSystemConfiguration(listeningAt:including:)``), under which only root may own the services' names and
-    /// any user may send a signal to any connection; otherwise one that lets everyone do everything.
-    public init(debianPolicy: Bool = false) throws {
+    /// (``debianSystemConfiguration(listeningAt:including:)``, and the policy files of the folders `including`), under
+    /// which only root may own the services' names and any user may send a signal to any connection; otherwise one
+    /// that lets everyone do everything.
+    public init(debianPolicy: Bool = false, including: [String] = []) throws {
         let number = Self.counter.withLock {
             Self.next += 1
             return Self.next
@@ -60,7 +61,7 @@ public final class PrivateBus: @unchecked Sendable {
               </policy>
             </busconfig>
             """
-        try (debianPolicy ? Self.debianSystemConfiguration(listeningAt: "\(directory)/bus") : configuration)
+        try (debianPolicy ? Self.debianSystemConfiguration(listeningAt: "\(directory)/bus", including: including) : configuration)
             .write(toFile: "\(directory)/bus.conf", atomically: true, encoding: .utf8)
         do {
             try start()

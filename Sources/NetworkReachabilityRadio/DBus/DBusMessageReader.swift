@@ -19,6 +19,8 @@ struct DBusMessageReader {
         var oversized = 0
         /// Messages discarded because their header or body broke the wire protocol.
         var malformed = 0
+        /// The bytes of every message discarded, whole: most of them were never held.
+        var discardedBytes = 0
     }
 
     /// The longest header (fixed part and fields) decoded; a longer one skips its message. Real headers are a few
@@ -109,6 +111,7 @@ struct DBusMessageReader {
 
     /// Drops `count` bytes: those buffered now, and the rest as they arrive.
     private mutating func discard(_ count: Int) {
+        tally.discardedBytes += count
         let now = min(count, buffer.count - start)
         start += now
         discarding = count - now

@@ -1,0 +1,192 @@
+import Foundation
+
+/// Debian's real NetworkManager managing a test network's uplink `rn0`, on a private bus with Debian's own policy
+/// (``PrivateBus/debianSystemConfiguration(listeningAt:including:)``), with the connection `rt` (192.0.2.2/24 via
+/// 192.0.2.1, metered) and a connectivity check served from the gateway namespace.
+///
+/// It runs in a mount namespace of its own: `/run` is private (its state in the test's folder, kept across restarts),
+/// and `/sys` read-only, so that it does not wait for udev, which does not run here. It touches nothing but `rn0`:
+/// never resolv.conf nor the hostname. ``remove()`` (also on `deinit`) kills what it started and removes its folder;
+/// the namespaces are the test network's.
+public final class RealNetworkManager: @unchecked Sendable {
+    /// The private bus, whose address the reader and `nmcli` use.
+    public let bus: PrivateBus
+    /// The folder of its state, configuration and connections.
+    public let directory: String
+    private let network: TestNetwork
+    private let lock = NSLock()
+    private var daemon: Subprocess?  // guarded by `lock`
+    private var checkServer: Subprocess?  // guarded by `lock`
+
+    /// The connectivity check's answer that means full connectivity.
+    public static let onlineAnswer = "NetworkManager is online"
+
+    /// Starts NetworkManager on `network` (built with neither IPv4 nor IPv6, so that NetworkManager configures `rn0`)
+    /// and waits until the connection is up with full connectivity.
+    public init(on network: TestNetwork) throws {
+        self.network = network
+        bus = try PrivateBus(debianPolicy: true)
+        directory = "\(bus.directory)/nm"
+        do {
+            for folder in ["www", "run", "var", "connections", "conf.d"] {
+                try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
+            }
+            try setCheckAnswer(Self.onlineAnswer)
+            try startCheckServer()
+            try configuration.write(toFile: "\(directory)/nm.conf", atomically: true, encoding: .utf8)
+            try start()
+            try nmcli([
+                "connection", "add", "type", "ethernet", "ifname", "rn0", "con-name", "rt", "ipv4.method", "manual",
+                "ipv4.addresses", "\(TestNetwork.hostIPv4)/24", "ipv4.gateway", TestNetwork.gatewayIPv4, "ipv6.method",
+                "disabled", "connection.metered", "yes",
+            ])
+            try nmcli(["connection", "up", "rt"])
+            try waitForConnectivity("full")
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
+    deinit { remove() }
+
+    private var configuration: String {
+        """
+        [main]
+        plugins=keyfile
+        dns=none
+        rc-manager=unmanaged
+        hostname-mode=none
+        auth-polkit=false
+        no-auto-default=*
+        [keyfile]
+        path=\(directory)/connections
+        unmanaged-devices=except:interface-name:rn0
+        [connectivity]
+        uri=http://\(TestNetwork.gatewayIPv4)/check
+        response=\(Self.onlineAnswer)
+        interval=300
+        """
+    }
+
+    // MARK: - The daemon
+
+    /// Starts NetworkManager (again, after ``kill()``) and waits until it manages `rn0`.
+    public func start() throws {
+        let script = """
+            set -e
+            mount -t tmpfs tmpfs /run
+            mkdir -p /run/NetworkManager
+            mount --bind \(directory)/run /run/NetworkManager
+            mount --bind \(directory)/var /var/lib/NetworkManager
+            mount -o remount,bind,ro /sys
+            DBUS_SYSTEM_BUS_ADDRESS=\(bus.address) exec NetworkManager --debug --config=\(directory)/nm.conf \\
+                --config-dir=\(directory)/conf.d --system-config-dir=\(directory)/conf.d \\
+                --intern-config=\(directory)/var/intern.conf --state-file=\(directory)/var/nm.state \\
+                --pid-file=/run/NetworkManager/nm.pid 2>>\(directory)/nm.log
+            """
+        try script.write(toFile: "\(directory)/start.sh", atomically: true, encoding: .utf8)
+        let process = try Subprocess(
+            ["ip", "netns", "exec", network.name, "unshare", "-m", "--propagation", "private", "sh", "\(directory)/start.sh"])
+        lock.withLock { daemon = process }
+        guard eventually(timeout: 30, { (try? self.nmcli(["-t", "-f", "DEVICE", "device"]))?.contains("rn0") == true }) else {
+            throw CommandError(
+                command: ["NetworkManager"], result: CommandResult(status: 1, standardOutput: "", standardError: log))
+        }
+    }
+
+    /// Kills NetworkManager with SIGKILL, as a crash would: it leaves the bus, and `rn0` keeps its configuration.
+    public func kill() {
+        let process = lock.withLock {
+            defer { daemon = nil }
+            return daemon
+        }
+        process?.send(SIGKILL)
+        process?.wait()
+    }
+
+    /// Stops (SIGSTOP) or continues (SIGCONT) NetworkManager: stopped, it answers nothing until continued.
+    public func freeze(_ frozen: Bool) {
+        lock.withLock { daemon }?.send(frozen ? SIGSTOP : SIGCONT)
+    }
+
+    /// What NetworkManager logged, for a failure's message.
+    public var log: String { (try? String(contentsOfFile: "\(directory)/nm.log", encoding: .utf8)) ?? "" }
+
+    // MARK: - Driving it
+
+    /// Runs `nmcli` on the private bus and returns what it printed; fails when it fails.
+    @discardableResult
+    public func nmcli(_ arguments: [String]) throws -> String {
+        try Command.run(["env", "DBUS_SYSTEM_BUS_ADDRESS=\(bus.address)", "nmcli"] + arguments, check: true, timeout: 60)
+            .standardOutput
+    }
+
+    /// Sets the connection's `connection.metered` (`yes`, `no`, `unknown`), which NetworkManager applies to the device
+    /// at once.
+    public func setMetered(_ value: String) throws {
+        try nmcli(["connection", "modify", "rt", "connection.metered", value])
+    }
+
+    /// Makes the check answer `text` (the expected answer is full connectivity; another is a portal).
+    public func setCheckAnswer(_ text: String) throws {
+        try text.write(toFile: "\(directory)/www/check", atomically: true, encoding: .utf8)
+    }
+
+    /// Starts or stops the check's server in the gateway namespace: without it, the check fails (limited).
+    public func setCheckServer(running: Bool) throws {
+        if running {
+            try startCheckServer()
+        } else {
+            let server = lock.withLock {
+                defer { checkServer = nil }
+                return checkServer
+            }
+            server?.send(SIGKILL)
+            server?.wait()
+        }
+    }
+
+    private func startCheckServer() throws {
+        let server = try network.start(
+            [
+                "/usr/bin/python3", "-m", "http.server", "80", "--bind", TestNetwork.gatewayIPv4, "--directory",
+                "\(directory)/www",
+            ],
+            inGateway: true)
+        lock.withLock { checkServer = server }
+        guard
+            eventually(
+                timeout: 10,
+                {
+                    (try? Command.run(["ip", "netns", "exec", self.network.gatewayName, "ss", "-lnt"]))?.standardOutput
+                        .contains("\(TestNetwork.gatewayIPv4):80") == true
+                })
+        else {
+            throw CommandError(
+                command: ["http.server"], result: CommandResult(status: 1, standardOutput: "", standardError: "never listened"))
+        }
+    }
+
+    /// Has NetworkManager check connectivity now and waits until it says `state` (`full`, `portal`, `limited`).
+    public func checkConnectivity(expecting state: String) throws {
+        _ = try? nmcli(["networking", "connectivity", "check"])
+        try waitForConnectivity(state)
+    }
+
+    private func waitForConnectivity(_ state: String) throws {
+        guard eventually(timeout: 30, { (try? self.nmcli(["-g", "CONNECTIVITY", "general"]))?.hasPrefix(state) == true }) else {
+            throw CommandError(
+                command: ["nmcli", "general"],
+                result: CommandResult(status: 1, standardOutput: "", standardError: "connectivity never \(state)\n\(log)"))
+        }
+    }
+
+    /// Kills NetworkManager and the check's server, and removes the bus and the folder.
+    public func remove() {
+        freeze(false)
+        kill()
+        try? setCheckServer(running: false)
+        bus.remove()
+    }
+}
