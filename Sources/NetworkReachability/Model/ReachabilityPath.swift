@@ -112,8 +112,9 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.availableInterfaces ?? storage.fields.interface.map { [$0] } ?? [] }
         set { update { $0.availableInterfaces = newValue == ($0.interface.map { [$0] } ?? []) ? nil : newValue } }
     }
-    /// NWPath's `supportsDNS`, for the internet: a name server is configured (`/etc/resolv.conf`) or advertised
-    /// (RDNSS). Always false for other targets.
+    /// NWPath's `supportsDNS`, for the internet: a name server is configured (`/etc/resolv.conf`; where it names only
+    /// systemd-resolved's stub, one of the upstream servers systemd-resolved uses) or advertised (RDNSS). Always false
+    /// for other targets.
     public var supportsDNS: Bool {
         get { storage.fields.supportsDNS }
         set { update { $0.supportsDNS = newValue } }
