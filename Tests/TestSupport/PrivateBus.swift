@@ -12,8 +12,6 @@ public final class PrivateBus: @unchecked Sendable {
     private let lock = NSLock()
     private var daemon: Subprocess?  // guarded by `lock`
     private var services: [String: Subprocess] = [:]  // guarded by `lock`
-    nonisolated(unsafe) private static var next = 0  // guarded by `counter`
-    private static let counter = NSLock()
 
     /// Debian's own system bus configuration (`/usr/share/dbus-1/system.conf`: its policy and limits, its service
     /// policies in `system.d`), changed only where a bus of a test's own must differ: it listens at `socket`, runs as
@@ -39,13 +37,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// which only root may own the services' names and any user may send a signal to any connection; otherwise one
     /// that lets everyone do everything.
     public init(debianPolicy: Bool = false, including: [String] = []) throws {
-        let number = Self.counter.withLock {
-            Self.next += 1
-            return Self.next
-        }
-        directory = "/tmp/nrt-bus-\(getpid())-\(number)"
-        try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        directory = try TestFolder.make("bus")
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
               "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">

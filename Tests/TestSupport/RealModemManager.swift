@@ -31,19 +31,12 @@ public final class RealModemManager: @unchecked Sendable {
     private let network: TestNetwork
     private let lock = NSLock()
     private var processes: [Subprocess] = []  // guarded by `lock`; the AT port first
-    private static let counter = NSLock()
-    nonisolated(unsafe) private static var next = 0  // guarded by `counter`
 
     /// Starts the bus, polkit, the modem's AT port and ModemManager, hands ModemManager the port, enables the modem
     /// and waits until it is registered.
     public init(in network: TestNetwork, on modemNetwork: Network) throws {
-        let number = Self.counter.withLock {
-            Self.next += 1
-            return Self.next
-        }
         self.network = network
-        directory = "/tmp/nrt-modem-\(getpid())-\(number)"
-        try? FileManager.default.removeItem(atPath: directory)
+        directory = try TestFolder.make("modem")
         try FileManager.default.createDirectory(atPath: "\(directory)/policy", withIntermediateDirectories: true)
         try """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"

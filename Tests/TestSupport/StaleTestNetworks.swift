@@ -1,7 +1,8 @@
 import Foundation
 
 /// What test processes that died before their cleanup ran (killed, or crashed) left behind: namespaces named
-/// `nrt-<pid>-…` for a process that no longer exists, the processes still inside them, and their files.
+/// `nrt-<pid>-…` for a process that no longer exists, the processes still inside them, and their files; and their
+/// folders under `/tmp` (``TestFolder``).
 ///
 /// A test removes its network in `defer`, which a `SIGKILL` skips. ``TestNetwork`` sweeps once per test process,
 /// before its first network, so the next run starts clean.
@@ -17,6 +18,10 @@ public enum StaleTestNetworks {
             _ = try? Command.run(["ip", "netns", "del", name])
             try? FileManager.default.removeItem(atPath: TestNetwork.etcDirectory(of: name))
             try? FileManager.default.removeItem(atPath: TestNetwork.dnsRecordsDirectory(of: name))
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? [] {
+            guard let owner = TestFolder.owner(of: name), owner != getpid(), !isAlive(owner) else { continue }
+            try? FileManager.default.removeItem(atPath: "/tmp/\(name)")
         }
     }
 

@@ -14,8 +14,6 @@ public final class SystemdResolved: @unchecked Sendable {
     private let network: TestNetwork
     private let lock = NSLock()
     private var processes: [Subprocess] = []  // guarded by `lock`; the first is the daemon
-    private static let counter = NSLock()
-    nonisolated(unsafe) private static var next = 0  // guarded by `counter`
 
     /// Where the unpacked package is.
     public static var root: String {
@@ -44,13 +42,8 @@ public final class SystemdResolved: @unchecked Sendable {
                 result: CommandResult(
                     status: 1, standardOutput: "", standardError: "not unpacked: run scripts/unpack-systemd-resolved"))
         }
-        let number = Self.counter.withLock {
-            Self.next += 1
-            return Self.next
-        }
         self.network = network
-        directory = "/tmp/nrt-resolved-\(getpid())-\(number)"
-        try? FileManager.default.removeItem(atPath: directory)
+        directory = try TestFolder.make("resolved")
         try FileManager.default.createDirectory(atPath: "\(directory)/resolve", withIntermediateDirectories: true)
         do {
             try start(daemon)

@@ -1,22 +1,21 @@
-/// One D-Bus message: a method call, its return or error, or a signal, with its header fields and body.
+/// One D-Bus message: a method call, its return or error, or a signal, with its header and body. The header's
+/// fields read as the message's own (`message.sender`).
+@dynamicMemberLookup
 package struct DBusMessage: Sendable, Equatable {
     /// The message's type.
     package enum Kind: UInt8, Sendable {
         case methodCall = 1, methodReturn, error, signal
     }
 
-    package var kind: Kind
-    /// Set by the sender; the connection sets it on what it sends.
-    package var serial: UInt32 = 0
-    package var flags: UInt8 = 0
-    package var path: String?
-    package var interface: String?
-    package var member: String?
-    package var errorName: String?
-    package var replySerial: UInt32?
-    package var destination: String?
-    package var sender: String?
+    /// What it is, who sent it and to whom; a decoded header also says its layout on the wire.
+    package var header: DBusHeader
     package var body: [DBusValue] = []
+
+    /// A field of the header.
+    package subscript<Value>(dynamicMember field: WritableKeyPath<DBusHeader, Value>) -> Value {
+        get { header[keyPath: field] }
+        set { header[keyPath: field] = newValue }
+    }
 
     /// The body's signature, from its values.
     package var signature: String { body.map(\.type.description).joined() }
@@ -26,15 +25,21 @@ package struct DBusMessage: Sendable, Equatable {
         kind: Kind, path: String? = nil, interface: String? = nil, member: String? = nil, errorName: String? = nil,
         replySerial: UInt32? = nil, destination: String? = nil, sender: String? = nil, body: [DBusValue] = []
     ) {
-        self.kind = kind
-        self.path = path
-        self.interface = interface
-        self.member = member
-        self.errorName = errorName
-        self.replySerial = replySerial
-        self.destination = destination
-        self.sender = sender
+        header = DBusHeader(kind: kind)
+        header.path = path
+        header.interface = interface
+        header.member = member
+        header.errorName = errorName
+        header.replySerial = replySerial
+        header.destination = destination
+        header.sender = sender
         self.body = body
+    }
+
+    /// Two messages are equal when they are the same bytes on the wire (whatever byte order they arrived in, and a
+    /// NaN equal to itself).
+    package static func == (lhs: DBusMessage, rhs: DBusMessage) -> Bool {
+        lhs.encoded(serial: lhs.serial) == rhs.encoded(serial: rhs.serial)
     }
 
     /// A method call to `destination`.
@@ -54,21 +59,21 @@ package struct DBusMessage: Sendable, Equatable {
         func field(_ code: UInt8, _ value: DBusValue?) {
             if let value { fields.append(.structure([.byte(code), .variant(value)])) }
         }
-        field(1, path.map(DBusValue.objectPath))
-        field(2, interface.map(DBusValue.string))
-        field(3, member.map(DBusValue.string))
-        field(4, errorName.map(DBusValue.string))
-        field(5, replySerial.map(DBusValue.uint32))
-        field(6, destination.map(DBusValue.string))
-        field(7, sender.map(DBusValue.string))
+        field(1, header.path.map(DBusValue.objectPath))
+        field(2, header.interface.map(DBusValue.string))
+        field(3, header.member.map(DBusValue.string))
+        field(4, header.errorName.map(DBusValue.string))
+        field(5, header.replySerial.map(DBusValue.uint32))
+        field(6, header.destination.map(DBusValue.string))
+        field(7, header.sender.map(DBusValue.string))
         if !self.body.isEmpty { field(8, .signature(signature)) }
-        var header = DBusEncoder()
-        for byte in [UInt8(ascii: "l"), kind.rawValue, flags, 1] { header.write(.byte(byte)) }
-        header.write(.uint32(UInt32(body.bytes.count)))
-        header.write(.uint32(serial))
-        header.write(.array(element: .structure([.byte, .variant]), fields))
-        header.align(8)
-        return header.bytes + body.bytes
+        var fixed = DBusEncoder()
+        for byte in [UInt8(ascii: "l"), header.kind.rawValue, header.flags, 1] { fixed.write(.byte(byte)) }
+        fixed.write(.uint32(UInt32(body.bytes.count)))
+        fixed.write(.uint32(serial))
+        fixed.write(.array(element: .structure([.byte, .variant]), fields))
+        fixed.align(8)
+        return fixed.bytes + body.bytes
     }
 
     // MARK: - Decoding
@@ -91,12 +96,7 @@ package struct DBusMessage: Sendable, Equatable {
     ///   says.
     package init(header: DBusHeader, body: [UInt8]) throws(DBusError) {
         guard body.count == header.bodyLength else { throw .malformed("body length does not match") }
-        self.init(
-            kind: header.kind, path: header.path, interface: header.interface, member: header.member,
-            errorName: header.errorName, replySerial: header.replySerial, destination: header.destination,
-            sender: header.sender)
-        serial = header.serial
-        flags = header.flags
+        self.header = header
         // The header's length is a multiple of 8, so alignment counted from the body's start is the message's.
         var decoder = DBusDecoder(body, isBigEndian: header.isBigEndian)
         for type in try DBusType.parse(header.signature) { self.body.append(try decoder.read(type)) }
