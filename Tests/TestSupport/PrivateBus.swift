@@ -82,8 +82,7 @@ public final class PrivateBus: @unchecked Sendable {
             defer { daemon = nil }
             return daemon
         }
-        process?.send(SIGKILL)
-        _ = process?.wait()
+        process?.end()
     }
 
     /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
@@ -134,10 +133,7 @@ public final class PrivateBus: @unchecked Sendable {
             }
             return Array(services.values) + [daemon].compactMap { $0 }
         }
-        for process in processes {
-            process.send(SIGKILL)
-            _ = process.wait()
-        }
+        for process in processes { process.end() }
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

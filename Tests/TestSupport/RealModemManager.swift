@@ -164,10 +164,7 @@ public final class RealModemManager: @unchecked Sendable {
             defer { processes.removeAll() }
             return processes
         }
-        for process in started.reversed() {
-            process.send(SIGKILL)
-            process.wait()
-        }
+        for process in started.reversed() { process.end() }
         bus.remove()
         try? FileManager.default.removeItem(atPath: directory)
     }

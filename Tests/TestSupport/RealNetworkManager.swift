@@ -101,8 +101,7 @@ public final class RealNetworkManager: @unchecked Sendable {
             defer { daemon = nil }
             return daemon
         }
-        process?.send(SIGKILL)
-        process?.wait()
+        process?.end()
     }
 
     /// Stops (SIGSTOP) or continues (SIGCONT) NetworkManager: stopped, it answers nothing until continued.
@@ -142,8 +141,7 @@ public final class RealNetworkManager: @unchecked Sendable {
                 defer { checkServer = nil }
                 return checkServer
             }
-            server?.send(SIGKILL)
-            server?.wait()
+            server?.end()
         }
     }
 

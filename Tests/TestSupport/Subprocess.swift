@@ -98,6 +98,12 @@ public final class Subprocess: @unchecked Sendable {
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
+    /// Ends the process with SIGKILL and reaps it: what every test's cleanup does with what it started.
+    public func end() {
+        send(SIGKILL)
+        wait()
+    }
+
     /// Sends `signal` unless the process has been reaped (its pid could belong to another process by then).
     public func send(_ signal: Int32) {
         lock.withLock {

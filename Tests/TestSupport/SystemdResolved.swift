@@ -154,10 +154,7 @@ public final class SystemdResolved: @unchecked Sendable {
             defer { processes.removeAll() }
             return processes
         }
-        for process in started.reversed() {
-            process.send(SIGKILL)
-            process.wait()
-        }
+        for process in started.reversed() { process.end() }
         // The bus daemon was started by the script and outlives the shell that became the daemon.
         if let text = try? String(contentsOfFile: "\(directory)/bus.pid", encoding: .utf8),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -347,10 +347,7 @@ public final class TestNetwork: @unchecked Sendable {
     public func remove() {
         guard !isRemoved else { return }
         isRemoved = true
-        for process in processes {
-            process.send(SIGKILL)
-            process.wait()
-        }
+        for process in processes { process.end() }
         _ = try? Command.run(["ip", "netns", "del", name])
         _ = try? Command.run(["ip", "netns", "del", gatewayName])
         try? FileManager.default.removeItem(atPath: etcDirectory)
