@@ -73,6 +73,8 @@ final class BusSession {
     private var republishAt: Int?
     private var needsPublish = false
     private var busLine: String
+    /// Why the last connection could not be made, if it could not.
+    private(set) var connectionFailure: DBusError?
 
     /// The longest answer to the session's own calls it takes: NetworkManager's objects on a busy laptop are a few
     /// hundred KiB.
@@ -106,6 +108,7 @@ final class BusSession {
         do {
             connection = try DBusConnection(address: address, timeoutMilliseconds: timeoutMilliseconds)
         } catch {
+            connectionFailure = error
             logger.debug("no system bus at \(address): \(error)")
             forgetAll(because: "no system bus")
             busLine = "system bus: not reachable at \(address): \(error)"

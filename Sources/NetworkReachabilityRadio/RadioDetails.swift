@@ -140,6 +140,8 @@ public final class RadioDetails: Sendable {
         var loggedComplaints: Set<String> = []
         // Attempts left after the socket appeared: a daemon creates it (bind) a moment before it accepts (listen).
         var quickRetries = 0
+        // Connections in a row to a bus that was there and did not answer in time.
+        var silentBus = 0
         while !isStopping.withLock({ $0 }) {
             let session = BusSession(
                 address: busAddress, services: services, timeoutMilliseconds: callTimeoutMilliseconds, logger: logger)
@@ -157,20 +159,33 @@ public final class RadioDetails: Sendable {
                 logger.info("cannot watch for the system bus at \(busAddress); radio details stay absent")
                 break
             }
-            // The bus is not there, or went away: wait for its socket to be created again, or for the stop, while
-            // facts lost with it lapse at the end of their settle window.
+            // A bus that did not answer is asked again on the services' schedule; one that is not there, when its
+            // socket is made again.
+            var retryAt: Int?
+            if case .timedOut? = session.connectionFailure {
+                silentBus += 1
+                retryAt = SystemCall.monotonicMilliseconds() + BusSession.backoffSeconds(afterFailures: silentBus) * 1000
+            } else {
+                silentBus = 0
+            }
+            // Wait for the socket, a retry or the stop, while facts lost with the bus lapse at the end of their
+            // settle window.
             var descriptors = [
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
             ]
             let report = session.lastReport
             var lapse = publish(report, loggedComplaints: &loggedComplaints)
-            repeat {
-                let timeout = lapse.map { Int32(clamping: max(0, $0 - SystemCall.monotonicMilliseconds())) } ?? -1
+            while true {
+                let now = SystemCall.monotonicMilliseconds()
+                if let retryAt, retryAt <= now { break }
+                let deadline = [lapse, retryAt].compactMap { $0 }.min()
+                let timeout = deadline.map { Int32(clamping: max(0, $0 - now)) } ?? -1
                 if (try? SystemCall.run("poll") { poll(&descriptors, 2, timeout) }) == 0 {
                     lapse = publish(report, loggedComplaints: &loggedComplaints)
                 }
-            } while descriptors[0].revents == 0 && !watch.drain()
+                if descriptors[0].revents != 0 || watch.drain() { break }
+            }
             quickRetries = Self.quickRetries
         }
         markSettled()

@@ -194,6 +194,23 @@ struct RadioServicesOnBusTests {
         #expect(fixture.messages.values.contains("ModemManager sent a signal over 1048576 bytes; reading it whole again"))
     }
 
+    @Test func aBusThatDoesNotAnswerIsAskedAgainUntilItDoes() async throws {
+        // Given ModemManager with a modem, and its bus frozen while a reader starts
+        let fixture = try RadioFixture()
+        try fixture.startModemManager()
+        fixture.bus.freeze(true)
+        defer { fixture.bus.freeze(false) }
+        let reader = fixture.reader(callTimeout: .milliseconds(300))
+        // Then the first attempt ends without the bus, saying why
+        #expect(reader.waitUntilRead(timeout: .seconds(10)))
+        #expect(reader.summary.first?.contains("no answer to AUTH EXTERNAL within 300 ms") == true, "\(reader.summary)")
+        // When the bus continues, the reader asks again (after 1 s) and the modem's facts arrive
+        fixture.bus.freeze(false)
+        let reachability = try NetworkReachability(network: fixture.network)
+        var updates = reachability.updates.makeAsyncIterator()
+        #expect(await updates.next { $0.path.details?.radioTechnology == .lte4G } != nil)
+    }
+
     @Test func aServiceIsAskedAgainAfterOneTwoFourEightSixteenThenEveryThirtySeconds() {
         #expect((1...9).map { BusSession.backoffSeconds(afterFailures: $0) } == [1, 2, 4, 8, 16, 30, 30, 30, 30])
         #expect(BusSession.backoffSeconds(afterFailures: .max) == 30)

@@ -85,6 +85,11 @@ public final class PrivateBus: @unchecked Sendable {
         process?.end()
     }
 
+    /// Stops (SIGSTOP) or continues (SIGCONT) the daemon: stopped, it accepts connections and answers nothing.
+    public func freeze(_ frozen: Bool) {
+        lock.withLock { daemon }?.send(frozen ? SIGSTOP : SIGCONT)
+    }
+
     /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
     /// and waits until it owns `name`.
     public func startService(_ name: String, template: String?, object: String = "/", interface: String = "") throws {
