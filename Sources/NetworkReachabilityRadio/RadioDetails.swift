@@ -27,8 +27,8 @@ import NetworkReachability
 /// `InterfacesAdded` and `InterfacesRemoved` signals keep a mirror of their objects. It is optional at run time:
 /// with no system bus, or a service that is not on it, the details are absent (``summary`` says why) and nothing else
 /// changes. A service that comes (`NameOwnerChanged`), or a bus that comes back (its socket reappears, seen through
-/// inotify), is picked up again; one that does not answer within 5 s is asked again after 1, 2, 4, 8, 16, then every
-/// 30 s. A fact that held is kept while a service says, for less than 3 s, that it is not known.
+/// inotify), is picked up again; a service or bus that does not answer within 5 s is asked again after 1, 2, 4, 8,
+/// 16, then every 30 s. A fact that held is kept while a service says, for less than 3 s, that it is not known.
 ///
 /// Any local user may send any connection a signal of the bus's maximum size: the reader decides from each header
 /// whether to read the message, decodes only what the bus and the services' current owners send, and discards the
