@@ -22,6 +22,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -29,6 +31,8 @@ let package = Package(
     targets: [
         // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions.
         .target(name: "CNetlink"),
+        // crypt(3) of the system's libxcrypt, for `reach serve`'s bcrypt passwords.
+        .target(name: "CCrypt", linkerSettings: [.linkedLibrary("crypt")]),
         // The library: model values, the Linux kernel backend, the shared monitor, the public API.
         .target(
             name: "NetworkReachability",
@@ -84,17 +88,20 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // The `reach` command: argument parsing and printing, and `reach serve`'s HTTP exporter on SwiftNIO's
-        // HTTP/1 (already built for the validator's client).
+        // HTTP/1, TLS and gzip (all already built for the validator's client).
         .executableTarget(
             name: "reach",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidation", "NetworkReachabilityRadio",
+                "NetworkReachability", "NetworkReachabilityValidation", "NetworkReachabilityRadio", "CCrypt",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

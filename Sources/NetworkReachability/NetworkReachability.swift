@@ -176,6 +176,11 @@ public final class NetworkReachability: Sendable {
     /// Where what is built on this object (the validator's probe counts) records its metrics: its monitor's factory.
     package var metricsFactory: any MetricsFactory { monitor.metricsFactory }
 
+    /// What each metric family the library records through swift-metrics says, by name: for a backend that shows a
+    /// description (Prometheus' `# HELP`), since swift-metrics carries none.
+    public static let metricDescriptions: [String: String] = Dictionary(
+        uniqueKeysWithValues: MonitorMetrics.Family.allCases.map { ($0.rawValue, $0.help) })
+
     /// Releasing the object stops every way of listening and ends its sequences.
     deinit {
         let consumers = listening.withLock { listening in

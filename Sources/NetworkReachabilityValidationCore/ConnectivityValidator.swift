@@ -23,6 +23,10 @@ public final class ConnectivityValidator: Sendable {
     /// The slot of the closure listener.
     private let listener = ListenerSlot()
 
+    /// What each metric family the validator records through swift-metrics says, by name (as
+    /// `NetworkReachability.metricDescriptions` does for the library's own).
+    public static let metricDescriptions = [ValidationRunner.probesFamily.name: ValidationRunner.probesFamily.help]
+
     // MARK: - Initialization
 
     /// Starts validating with `prober`: a simulated network's in tests, or your own HTTP stack's.

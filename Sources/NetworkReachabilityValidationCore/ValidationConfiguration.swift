@@ -11,7 +11,8 @@ public enum ValidationConfigurationError: Error, Sendable, Hashable, CustomStrin
     /// One line that says what went wrong.
     public var description: String {
         switch self {
-        case .invalidProbeURL(let url, let reason): "invalid probe URL '\(url.prefix(200))': \(reason)"
+        case .invalidProbeURL(let url, let reason):
+            "invalid probe URL '\(url.count > 80 ? url.prefix(77) + "..." : url)': \(reason)"
         case .invalidConfiguration(let reason): "invalid validation configuration: \(reason)"
         }
     }
@@ -50,6 +51,9 @@ public struct ValidationConfiguration: Sendable, Hashable {
             throw .invalidProbeURL(probeURL, reason: "the scheme must be http or https")
         }
         guard let host = url.host, !host.isEmpty else { throw .invalidProbeURL(probeURL, reason: "it has no host") }
+        if let port = url.port, !(1...65535).contains(port) {
+            throw .invalidProbeURL(probeURL, reason: "port \(port) is not one of 1 to 65535")
+        }
         guard timeout > .zero else { throw .invalidConfiguration(reason: "timeout \(timeout) is not above zero") }
         guard (0...1_048_576).contains(bodyLimit) else {
             throw .invalidConfiguration(reason: "bodyLimit \(bodyLimit) is outside 0...1048576")

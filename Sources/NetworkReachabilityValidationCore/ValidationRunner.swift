@@ -53,11 +53,16 @@ final class ValidationRunner: Sendable {
                 (
                     name,
                     Counter(
-                        label: "network_reachability_validation_probes_total", dimensions: [("outcome", name)],
-                        factory: reachability.metricsFactory)
+                        label: Self.probesFamily.name, dimensions: [("outcome", name)], factory: reachability.metricsFactory)
                 )
             })
     }
+
+    /// The family of probes by outcome, and what it says.
+    static let probesFamily = (
+        name: "network_reachability_validation_probes_total",
+        help: "Validation probes answered, by outcome: validated, captivePortal or limited."
+    )
 
     /// Starts following the target's changes.
     func start() throws(ReachabilityError) {

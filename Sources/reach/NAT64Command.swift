@@ -12,11 +12,13 @@ struct NAT64Command: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .customLong("wait"), help: "Seconds to wait for the discovery answer.")
-    var wait: ResolutionTimeout = Self.defaultWait
+    @Option(
+        name: .customLong("wait"), parsing: .unconditional, help: "Seconds to wait for the discovery answer.",
+        transform: Seconds.parser(in: Seconds.exchange))
+    var wait: Seconds = Self.defaultWait
 
     /// How long discovery listens and waits for DNS64 unless told otherwise (issue: 3 s).
-    static let defaultWait = ResolutionTimeout(duration: .seconds(3))
+    static let defaultWait = Seconds(duration: .seconds(3))
 
     @Flag(help: "Print one JSON object instead of lines of text.")
     var json = false

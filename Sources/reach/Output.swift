@@ -11,18 +11,17 @@ import Synchronization
 enum Output {
     /// Writes `text` and a newline with one `write`; on a closed descriptor, nothing.
     static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
+        let isOutput = descriptor == STDOUT_FILENO
+        if isOutput, outputWasClosed.load(ordering: .relaxed), endsOnClosedOutput.load(ordering: .relaxed) { endProcess(0) }
         let line = Array((text + "\n").utf8)
         line.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count {
                 let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                if written < 0 && errno == EPIPE && descriptor == STDOUT_FILENO
-                    && endsOnClosedOutput.load(ordering: .relaxed)
-                {
-                    endProcess(0)
-                }
-                guard written > 0 else { return }  // stdout closed: nothing more can be said
+                // EPIPE (the reader went), EBADF, EIO: the line cannot be written, now or later.
+                if written < 0 && isOutput && endsOnClosedOutput.load(ordering: .relaxed) { endProcess(0) }
+                guard written > 0 else { return }  // nothing more can be said
                 offset += written
             }
         }
@@ -30,6 +29,19 @@ enum Output {
 
     /// Whether a write to a closed stdout ends the process with exit 0: `watch` has nothing more to do.
     static let endsOnClosedOutput = Atomic(false)
+    /// Whether stdout was closed when the process started (`reach watch >&-`): then nothing can be written to it.
+    static let outputWasClosed = Atomic(false)
+
+    /// Opens each of stdin, stdout and stderr that the process started without on `/dev/null`, before any other
+    /// descriptor is opened: otherwise the first socket or eventfd would take its number, and lines meant for the
+    /// terminal would be written into it.
+    static func takeStandardDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            // The lowest free number is this one: the loop takes them in order.
+            let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if descriptor == STDOUT_FILENO, opened == STDOUT_FILENO { outputWasClosed.store(true, ordering: .relaxed) }
+        }
+    }
 
     static func error(_ text: String) { line(text, to: STDERR_FILENO) }
 

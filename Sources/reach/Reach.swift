@@ -28,6 +28,7 @@ struct Reach: AsyncParsableCommand {
 
     /// Runs a command; every failure is one line on stderr and a non-zero exit code (64 for bad input).
     static func main() async {
+        Output.takeStandardDescriptors()
         do {
             if let word = CommandLine.arguments.dropFirst().first, let meant = subcommand(oneEditFrom: word) {
                 throw ValidationError("unknown command '\(word)'; did you mean '\(meant)'?")
@@ -89,6 +90,9 @@ struct Reach: AsyncParsableCommand {
         case let error as ValidationConfigurationError:
             code = ExitCode.validationFailure.rawValue
             message = error.description
+        case let error as WebConfigurationError:
+            code = ExitCode.validationFailure.rawValue
+            message = error.description
         case let error as ServeError:
             code = 70  // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
             message = error.description
@@ -101,9 +105,24 @@ struct Reach: AsyncParsableCommand {
             message = Self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }
         if !message.isEmpty {
-            Output.error("reach: \(message)")
+            Output.error("reach: \(shortened(message))")
         }
         Output.endProcess(code)
+    }
+
+    /// `message` with each quoted value longer than 80 characters cut to 77 and `...`: a 10 KB bad value is not
+    /// echoed whole.
+    static func shortened(_ message: String) -> String {
+        var result = ""
+        var rest = message[...]
+        while let open = rest.firstIndex(of: "'"), let close = rest[rest.index(after: open)...].firstIndex(of: "'") {
+            let quoted = rest[rest.index(after: open)..<close]
+            result += rest[...open] + (quoted.count > 80 ? quoted.prefix(77) + "..." : quoted) + "'"
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        // A value with quotes of its own is not one quoted run: the line itself stays short.
+        return result.count > 240 ? result.prefix(237) + "..." : result
     }
 }
 

@@ -22,8 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             GET /metrics is the Prometheus text format (reach_target_reachable and the rest, the library's counters, \
             process_*); GET /status is a JSON array of what `reach status --json` prints for each target; GET /events \
-            is server-sent events, each target's current state first, then one per change. Nothing changes anything. \
-            SIGTERM or SIGINT stops accepting, ends the streams and exits 0.
+            is server-sent events, each target's current state first, then one per change; / links them. Nothing \
+            changes anything. --web-config adds TLS and basic authentication (Prometheus' exporter-toolkit format). \
+            SIGTERM or SIGINT stops accepting, ends the streams and exits 0; SIGHUP reads the web configuration again.
             """
     )
 
@@ -33,17 +34,34 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface.")
     var listen: ListenAddress = .standard
 
-    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
-    var resolutionTimeout: ResolutionTimeout = .standard
+    @Option(
+        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
+        transform: Seconds.parser(in: Seconds.resolution))
+    var resolutionTimeout: Seconds = .standardResolution
 
-    @Option(help: "Seconds a client has to send a whole request (and take its answer) before it is closed.")
-    var requestTimeout: ResolutionTimeout = ResolutionTimeout(duration: .seconds(10))
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds a client has to send a whole request (and take its answer) before it is closed.",
+        transform: Seconds.parser(in: Seconds.exchange))
+    var requestTimeout = Seconds(duration: .seconds(10))
 
-    @Option(help: "Connections open at once; at the bound, the longest-waiting idle one makes room.")
-    var maxConnections: Int = ServeLimits().maxConnections
+    @Option(
+        parsing: .unconditional,
+        help: "Connections open at once; at the bound, the oldest one not yet answered makes room.",
+        transform: Count.parser(in: ServeLimits.connectionRange))
+    var maxConnections = Count(ServeLimits().maxConnections)
 
-    @Option(help: "/events streams open at once; one more is answered 503.")
-    var maxStreams: Int = ServeLimits().maxStreams
+    @Option(
+        parsing: .unconditional, help: "/events streams open at once; one more is answered 503.",
+        transform: Count.parser(in: ServeLimits.streamRange))
+    var maxStreams = Count(ServeLimits().maxStreams)
+
+    @Option(
+        name: .customLong("web-config"),
+        help:
+            "A file of TLS and basic authentication settings, as Prometheus' exporters take (tls_server_config, basic_auth_users)."
+    )
+    var webConfig: String?
 
     @OptionGroup var logging: VerboseOption
 
@@ -58,20 +76,21 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let configuration = try validation.configuration()
         if configuration != nil && !arguments.contains(where: \.isInternet) { throw ValidationOptions.internetOnly }
-        guard maxConnections > 0, maxStreams > 0 else {
-            throw ValidationError("--max-connections and --max-streams must be at least 1")
+        guard maxStreams.value <= maxConnections.value else {
+            throw ValidationError("--max-streams (\(maxStreams)) cannot be more than --max-connections (\(maxConnections))")
         }
         let validated = configuration == nil ? nil : arguments.firstIndex(where: \.isInternet)
         var limits = ServeLimits(targets: arguments.count)
-        limits.maxConnections = maxConnections
-        limits.maxStreams = maxStreams
+        limits.maxConnections = maxConnections.value
+        limits.maxStreams = maxStreams.value
         let (seconds, attoseconds) = requestTimeout.duration.components
         limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let access = try WebAccess(path: webConfig)
         Self.allowDescriptors(for: limits)
 
         // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
         let registry = PrometheusCollectorRegistry()
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))
         let logger = logging.logger
         let watched = try arguments.map { (argument) throws(ReachabilityError) in
             try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
@@ -95,21 +114,51 @@ struct ServeCommand: AsyncParsableCommand {
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()
 
-        let server = ExporterServer(served: served, limits: limits, registry: registry)
+        let server = ExporterServer(served: served, limits: limits, registry: registry, access: access, logger: logger)
         let bound: ListenAddress
         do {
             bound = try await server.bind(listen)
         } catch {
             throw ServeError.cannotListen(listen, error)
         }
-        Output.error("reach: serving http://\(bound)/metrics, /status and /events")
+        let scheme = access.now.tls == nil ? "http" : "https"
+        Output.error("reach: serving \(scheme)://\(bound)/metrics, /status and /events")
+        Self.warnIfOpen(bound, access.now)
+        let reloading = Self.reloadOnHangUp(access)
         Self.unblockStopSignals()
         let services = ServiceGroup(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: NetworkReachability.silentLogger)
         try await services.run()
         // The event loop is not shut down: the process ends here, and a delivery still on its way to the loop would
         // find it gone.
+        reloading.cancel()
         validator?.close()
+    }
+
+    /// Says on stderr when the server is reachable from beyond this host without TLS, or without authentication.
+    private static func warnIfOpen(_ address: ListenAddress, _ access: WebAccess.Current) {
+        guard !address.isLoopback else { return }
+        let missing = [access.tls == nil ? "TLS" : nil, access.authentication == nil ? "authentication" : nil].compactMap { $0 }
+        guard !missing.isEmpty else { return }
+        Output.error(
+            "reach: warning: listening on \(address) without \(missing.joined(separator: " or ")): whoever reaches it "
+                + "reads what it serves; --web-config adds them")
+    }
+
+    /// SIGHUP reads the web configuration again: renewed certificates and changed users serve new connections. A file
+    /// that cannot be used is said on stderr, and the server goes on as before.
+    private static func reloadOnHangUp(_ access: WebAccess) -> any DispatchSourceSignal {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "reach.reload"))
+        source.setEventHandler { @Sendable in
+            if let failure = access.reload() {
+                Output.error("reach: \(failure); still serving with the configuration read before")
+            } else if let path = access.path {
+                Output.error("reach: read \(path) again")
+            }
+        }
+        source.resume()
+        return source
     }
 
     /// Raises the soft limit of open descriptors toward the hard one, so the connection bound, not a default of
@@ -138,6 +187,7 @@ struct ServeCommand: AsyncParsableCommand {
         sigemptyset(&signals)
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGHUP)
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 }

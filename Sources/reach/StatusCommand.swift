@@ -15,8 +15,10 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(name: .customLong("from"), help: "Local address to send from (the target must be an address).")
     var local: String?
 
-    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
-    var resolutionTimeout: ResolutionTimeout = .standard
+    @Option(
+        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
+        transform: Seconds.parser(in: Seconds.resolution))
+    var resolutionTimeout: Seconds = .standardResolution
 
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false

@@ -9,8 +9,10 @@ struct ValidationOptions: ParsableArguments {
         help: "Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).")
     var probeURL: String?
 
-    @Option(help: "Seconds one validation probe may take.")
-    var validationTimeout: ResolutionTimeout = ResolutionTimeout(duration: .seconds(5))
+    @Option(
+        parsing: .unconditional, help: "Seconds one validation probe may take.",
+        transform: Seconds.parser(in: Seconds.exchange))
+    var validationTimeout = Seconds(duration: .seconds(5))
 
     /// The configuration, or `nil` without `--validate`.
     func configuration() throws(ValidationConfigurationError) -> ValidationConfiguration? {

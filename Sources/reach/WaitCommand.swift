@@ -18,14 +18,17 @@ struct WaitCommand: AsyncParsableCommand {
     @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
     var targets: [String] = []
 
-    @Option(help: "Seconds to wait at most; 0 checks once.")
-    var timeout: Seconds = Seconds(duration: .seconds(30))
+    @Option(
+        parsing: .unconditional, help: "Seconds to wait at most; 0 checks once.", transform: Seconds.parser(in: Seconds.wait))
+    var timeout = Seconds(duration: .seconds(30))
 
     @Flag(help: "Wait until every target is reachable (the default), or until any one is.")
     var mode: Mode = .all
 
-    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
-    var resolutionTimeout: ResolutionTimeout = .standard
+    @Option(
+        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
+        transform: Seconds.parser(in: Seconds.resolution))
+    var resolutionTimeout: Seconds = .standardResolution
 
     @OptionGroup var validation: ValidationOptions
 
@@ -33,21 +36,6 @@ struct WaitCommand: AsyncParsableCommand {
 
     enum Mode: String, EnumerableFlag {
         case all, any
-    }
-
-    /// A number of seconds from zero to a day.
-    struct Seconds: ExpressibleByArgument {
-        let duration: Duration
-
-        init(duration: Duration) { self.duration = duration }
-
-        init?(argument: String) {
-            guard let seconds = Double(argument), seconds >= 0, seconds <= 86_400 else { return nil }
-            duration = .milliseconds(Int64(seconds * 1000))
-        }
-
-        /// `30`, `0.5`: as `--help` shows a default and the timeout line says it.
-        var defaultValueDescription: String { duration.secondsText }
     }
 
     func run() async throws {
@@ -72,7 +60,7 @@ struct WaitCommand: AsyncParsableCommand {
         } while reached.count < needed && ContinuousClock.now < deadline
         guard reached.count < needed else { return }
         let missing = waits.indices.filter { !reached.contains($0) }.map { waits[$0].missingDescription() }
-        Output.error("reach: still waiting after \(timeout.defaultValueDescription) s: " + missing.joined(separator: ", "))
+        Output.error("reach: still waiting after \(timeout.description) s: " + missing.joined(separator: ", "))
         throw ExitCode(1)
     }
 

@@ -18,8 +18,10 @@ struct WatchCommand: ParsableCommand {
     @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, or host names.")
     var targets: [String] = []
 
-    @Option(help: "Seconds a host name's resolution may take before it counts as timed out.")
-    var resolutionTimeout: ResolutionTimeout = .standard
+    @Option(
+        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
+        transform: Seconds.parser(in: Seconds.resolution))
+    var resolutionTimeout: Seconds = .standardResolution
 
     @Flag(help: "Print one JSON object per line.")
     var json = false

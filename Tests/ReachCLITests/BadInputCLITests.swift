@@ -21,6 +21,13 @@ struct BadInputCLITests {
         ["serve", "--listen", "localhost:9464"], ["serve", "--listen", "::1:9464"], ["serve", "bad..name"],
         ["serve", "--max-connections", "0"], ["serve", "--request-timeout", "0"],
         ["serve", "127.0.0.1", "--validate", "http://192.0.2.1/generate_204"],
+        ["serve", "--max-connections", "9223372036854775807"], ["serve", "--max-connections", "65537"],
+        ["serve", "--max-streams", "1025"], ["serve", "--max-streams", "20", "--max-connections", "10"],
+        ["serve", "--request-timeout", "1e-9"], ["serve", "--request-timeout", "0.01"], ["serve", "--request-timeout", "+5"],
+        ["serve", "--listen", "127.0.0.1:+80"], ["serve", "--listen", "127.0.0.1:080000"], ["serve", "--listen", huge],
+        ["serve", "--validate", "http://x:99999/"], ["serve", "--validate", huge], ["serve", "--web-config", "/nonexistent"],
+        ["serve", "--request-timeout", huge], ["wait", "--timeout", "-5"], ["wait", "--timeout", "86401"],
+        ["status", "--validation-timeout", "0"],
     ])
     func badArgumentsExit64WithOneLineOnStderr(arguments: [String]) throws {
         let result = try ReachBinary.run(arguments)
@@ -30,6 +37,18 @@ struct BadInputCLITests {
         #expect(lines.count == 1)
         #expect(lines.first?.hasPrefix("reach: ") == true)
         #expect((lines.first?.count ?? 0) < 400)
+    }
+
+    @Test func aLongBadValueIsQuotedAtMost80CharactersAndANegativeNumberIsARangeNotAMissingValue() throws {
+        for option in ["--request-timeout", "--max-connections", "--listen", "--validate"] {
+            let line = try ReachBinary.run(["serve", option, Self.huge]).standardError
+            #expect(!line.contains(String(repeating: "x", count: 81)), "\(option)")
+            #expect(line.count < 300, "\(option)")
+        }
+        let negative = try ReachBinary.run(["wait", "--timeout", "-5"]).standardError
+        #expect(
+            negative
+                == "reach: The value '-5' is invalid for '--timeout <timeout>': must be a number of seconds from 0 to 86400\n")
     }
 
     @Test func argumentsThatAreNotUTF8AreBadInputToo() throws {

@@ -10,6 +10,8 @@ struct ServeCLITests {
     @Test func theExpositionParsesWithPrometheusRulesAndSaysEachTargetsStateOnce() throws {
         let server = try ServeClient(Self.targets)
         defer { server.stop() }
+        // Once the host name's first resolution has ended (until then its state is `unknown`), nothing changes
+        #expect(eventually { (try? server.request("/status").body.contains(#""unknown""#)) == false })
         let exposition = try server.python("exposition", [server.address])
         #expect(exposition["problems"] as? [String] == [])
         #expect(exposition["contentType"] as? String == "text/plain; version=0.0.4; charset=utf-8")
@@ -54,6 +56,8 @@ struct ServeCLITests {
     @Test func statusIsWhatReachStatusPrintsForEachTargetInOrder() throws {
         let server = try ServeClient(Self.targets)
         defer { server.stop() }
+        // Once the host name's first resolution has ended, as `reach status` waits for it
+        #expect(eventually { (try? server.request("/status").body.contains(#""unknown""#)) == false })
         let answer = try server.request("/status")
         #expect(answer.status == 200)
         #expect(answer.headers["content-type"] == "application/json")
@@ -74,7 +78,7 @@ struct ServeCLITests {
     @Test func whatIsNotServedIs404AndOtherMethods405AndHEADHasNoBody() throws {
         let server = try ServeClient(["127.0.0.1"])
         defer { server.stop() }
-        for path in ["/", "/metric", "/metrics/x", "/status.json", "/../metrics"] {
+        for path in ["/index.html", "/metric", "/metrics/x", "/status.json", "/../metrics"] {
             #expect(try server.request(path).status == 404, "\(path)")
         }
         for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
@@ -119,14 +123,29 @@ struct ServeCLITests {
 }
 
 /// The files under `Examples/` that a fleet copies: Prometheus' own `promtool` checks the scrape configuration and
-/// runs the alerting rule against series that go to 0.
+/// runs the alerting rule against series that go to 0; `systemd-analyze` rates the unit's hardening, and the web
+/// configuration is one `reach serve` reads.
 struct ServeExamplesTests {
     private static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/prometheus")
 
     @Test func theScrapeConfigurationIsValid() throws {
-        let result = try Command.run(["promtool", "check", "config", Self.examples.appendingPathComponent("prometheus.yml").path])
+        // Its syntax only: the TLS job names certificates a fleet has and a test does not.
+        let result = try Command.run([
+            "promtool", "check", "config", "--syntax-only", Self.examples.appendingPathComponent("prometheus.yml").path,
+        ])
         #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+    }
+
+    @Test func theUnitIsHardenedToAtMost2Point5AndItsWebConfigurationIsRead() throws {
+        let unit = Self.examples.deletingLastPathComponent().appendingPathComponent("systemd/reach-serve.service").path
+        let rated = try Command.run(["systemd-analyze", "security", "--offline=yes", "--threshold=25", unit])
+        let overall = rated.standardOutput.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
+        #expect(rated.status == 0, "\(overall)\(rated.standardError)")
+        // The example's web configuration is one reach reads: only its certificates are missing here
+        let web = Self.examples.deletingLastPathComponent().appendingPathComponent("systemd/web.yml").path
+        let served = try ReachBinary.run(["serve", "--web-config", web])
+        #expect(served.status == 64 && served.standardError.contains("cannot read the certificate"), "\(served.standardError)")
     }
 
     @Test func theAlertFiresForATargetDownTwoMinutesAndNotForOneDownOneMinute() throws {

@@ -11,17 +11,19 @@ final class ServeClient: @unchecked Sendable {
     let errors = LineCollector()
     private let network: TestNetwork?
 
-    /// Starts `reach serve ARGUMENTS --listen 127.0.0.1:0` (with `environment`'s `NAME=value`s) and waits for the
+    /// Starts `reach serve ARGUMENTS --listen ADDRESS:0` (with `environment`'s `NAME=value`s) and waits for the
     /// line saying where it listens.
-    init(_ arguments: [String], in network: TestNetwork? = nil, environment: [String] = []) throws {
+    init(
+        _ arguments: [String], in network: TestNetwork? = nil, environment: [String] = [], listening host: String = "127.0.0.1"
+    ) throws {
         self.network = network
         let command =
             (environment.isEmpty ? [] : ["env"] + environment) + [ReachBinary.path, "serve"] + arguments
-            + ["--listen", "127.0.0.1:0"]
+            + ["--listen", "\(host):0"]
         process =
             try network?.start(command, errors: errors.pipe) ?? Subprocess(command, standardError: errors.pipe)
-        guard let line = errors.waitForLine(timeout: 30, where: { $0.contains("serving http://") }),
-            let start = line.range(of: "http://")?.upperBound, let end = line[start...].firstIndex(of: "/")
+        guard let line = errors.waitForLine(timeout: 30, where: { $0.contains("serving http") }),
+            let start = line.range(of: "://")?.upperBound, let end = line[start...].firstIndex(of: "/")
         else {
             process.send(SIGKILL)
             _ = process.wait()
@@ -268,8 +270,148 @@ final class ServeClient: @unchecked Sendable {
             values = [value for _, value in result[0]['values']] if result else []
             print(json.dumps({'values': values}))
 
+        def text(address):
+            # The exposition as it is, for promtool.
+            connection = http.client.HTTPConnection(*split(address), timeout=10)
+            connection.request('GET', '/metrics')
+            print(json.dumps({'text': connection.getresponse().read().decode()}))
+
+        def compressed(address):
+            # The exposition asked for with gzip, as Prometheus asks, decompressed, beside a plain one.
+            import gzip
+            connection = http.client.HTTPConnection(*split(address), timeout=10)
+            connection.request('GET', '/metrics', headers={'Accept-Encoding': 'gzip'})
+            answer = connection.getresponse()
+            body = answer.read()
+            encoding = answer.getheader('Content-Encoding')
+            unpacked = gzip.decompress(body).decode() if encoding == 'gzip' else body.decode()
+            connection.request('GET', '/metrics')
+            plain = connection.getresponse().read().decode()
+            names = lambda text: sorted(line.split(' ')[0] for line in text.splitlines() if line and not line.startswith('#'))
+            print(json.dumps({'encoding': encoding, 'bytes': len(body), 'plainBytes': len(plain.encode()),
+                              'sameSeries': names(unpacked) == names(plain), 'series': len(names(plain))}))
+
+        def tls(address, path, ca, cert, key, user, password):
+            # One request over TLS; '-' leaves out the client certificate or the password.
+            import base64, ssl
+            context = ssl.create_default_context(cafile=ca)
+            if cert != '-':
+                context.load_cert_chain(cert, key)
+            headers = {}
+            if user != '-':
+                headers['Authorization'] = 'Basic ' + base64.b64encode(('%s:%s' % (user, password)).encode()).decode()
+            try:
+                connection = http.client.HTTPSConnection(*split(address), timeout=10, context=context)
+                connection.request('GET', path, headers=headers)
+                answer = connection.getresponse()
+                subject = dict(field[0] for field in connection.sock.getpeercert()['subject'])
+                print(json.dumps({'status': answer.status, 'body': answer.read().decode(errors='replace')[:200],
+                                  'server': subject.get('commonName')}))
+            except (ssl.SSLError, ConnectionError, OSError) as error:
+                print(json.dumps({'status': 0, 'error': str(error)[:200]}))
+
+        def halfsent(address, count, scrapes):
+            # `count` clients send a whole GET head announcing a body of 1,000,000 bytes and never send it, each
+            # reconnecting as soon as it is closed, while another scrapes /metrics `scrapes` times.
+            import threading
+            count, scrapes = int(count), int(scrapes)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (count * 4 + 512, count * 4 + 512))
+            host, port = split(address)
+            head = b'GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n'
+            stop, answers, lock = [False], [], threading.Lock()
+            def attacker():
+                while not stop[0]:
+                    try:
+                        s = socket.create_connection((host, port), timeout=10)
+                        s.sendall(head)
+                        data = s.recv(100)
+                        with lock:
+                            answers.append(data.decode(errors='replace').split('\r\n')[0])
+                        s.settimeout(10)
+                        while s.recv(65536):
+                            pass
+                        s.close()
+                    except OSError:
+                        pass
+            threads = [threading.Thread(target=attacker, daemon=True) for _ in range(count)]
+            for thread in threads:
+                thread.start()
+            time.sleep(0.5)
+            answered, started = 0, time.time()
+            for _ in range(scrapes):
+                try:
+                    connection = http.client.HTTPConnection(host, port, timeout=5)
+                    connection.request('GET', '/metrics')
+                    if connection.getresponse().status == 200:
+                        answered += 1
+                    connection.close()
+                except OSError:
+                    pass
+            seconds = time.time() - started
+            stop[0] = True
+            with lock:
+                first = sorted(set(answers))
+            print(json.dumps({'scrapesAnswered': answered, 'seconds': round(seconds, 2), 'halfSentAnswers': len(answers),
+                              'halfSentAnsweredWith': first}))
+
+        def stalled(address, count):
+            # `count` clients ask for /metrics with a 4 KiB receive buffer and never read the answer; then a scrape.
+            count = int(count)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (count + 512, count + 512))
+            host, port = split(address)
+            held = []
+            for _ in range(count):
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.connect((host, port))
+                s.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')
+                held.append(s)
+            time.sleep(0.5)
+            connection = http.client.HTTPConnection(host, port, timeout=10)
+            connection.request('GET', '/status')
+            status = connection.getresponse().status
+            print(json.dumps({'answered': status}))
+
+        def churnscrape(address, seconds):
+            # Scrapes /metrics every 100 ms for `seconds`: how long each took.
+            host, port = split(address)
+            latencies, failures, deadline = [], 0, time.time() + float(seconds)
+            def scrape():
+                connection = http.client.HTTPConnection(host, port, timeout=10)
+                connection.request('GET', '/metrics')
+                text = connection.getresponse().read().decode()
+                connection.close()
+                return text
+            while time.time() < deadline:
+                started = time.time()
+                try:
+                    scrape()
+                    latencies.append(time.time() - started)
+                except OSError:
+                    failures += 1
+                time.sleep(max(0, 0.1 - (time.time() - started)))
+            print(json.dumps({'scrapes': len(latencies), 'failures': failures,
+                              'latencies': latencies}), flush=True)
+
+        def settle(address, value, timeout):
+            # Seconds until every reach_target_reachable sample is `value`.
+            host, port = split(address)
+            started, deadline = time.time(), time.time() + float(timeout)
+            while time.time() < deadline:
+                connection = http.client.HTTPConnection(host, port, timeout=10)
+                connection.request('GET', '/metrics')
+                text = connection.getresponse().read().decode()
+                connection.close()
+                values = [line.rsplit(' ', 1)[1] for line in text.splitlines() if line.startswith('reach_target_reachable{')]
+                if values and all(float(v) == float(value) for v in values):
+                    print(json.dumps({'seconds': round(time.time() - started, 3), 'targets': len(values)}))
+                    return
+                time.sleep(0.02)
+            print(json.dumps({'seconds': None}))
+
         modes = {'request': request, 'exposition': exposition, 'events': events, 'hostile': hostile,
-                 'nonreader': nonreader, 'query': query, 'history': history}
+                 'nonreader': nonreader, 'query': query, 'history': history, 'text': text, 'compressed': compressed,
+                 'tls': tls, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
         modes[sys.argv[1]](*sys.argv[2:])
         """#
 }

@@ -24,14 +24,32 @@ struct MonitorMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        deliveries = Counter(label: "network_reachability_deliveries_total", factory: factory)
-        evaluations = Counter(label: "network_reachability_evaluations_total", factory: factory)
-        resynchronizations = Counter(label: "network_reachability_resynchronizations_total", factory: factory)
+        deliveries = Counter(label: Family.deliveries.rawValue, factory: factory)
+        evaluations = Counter(label: Family.evaluations.rawValue, factory: factory)
+        resynchronizations = Counter(label: Family.resynchronizations.rawValue, factory: factory)
         malformedMessages = Counter(
-            label: "network_reachability_dropped_messages_total", dimensions: [("reason", "malformed")], factory: factory)
-        foreignMessages = Counter(
-            label: "network_reachability_dropped_messages_total", dimensions: [("reason", "foreign")], factory: factory)
-        changeToDelivery = Timer(
-            label: "network_reachability_change_to_delivery_seconds", preferredDisplayUnit: .seconds, factory: factory)
+            label: Family.droppedMessages.rawValue, dimensions: [("reason", "malformed")], factory: factory)
+        foreignMessages = Counter(label: Family.droppedMessages.rawValue, dimensions: [("reason", "foreign")], factory: factory)
+        changeToDelivery = Timer(label: Family.changeToDelivery.rawValue, preferredDisplayUnit: .seconds, factory: factory)
+    }
+
+    /// Each family the monitor records, by name, with what it says: the one place both are written.
+    enum Family: String, CaseIterable {
+        case deliveries = "network_reachability_deliveries_total"
+        case evaluations = "network_reachability_evaluations_total"
+        case resynchronizations = "network_reachability_resynchronizations_total"
+        case droppedMessages = "network_reachability_dropped_messages_total"
+        case changeToDelivery = "network_reachability_change_to_delivery_seconds"
+
+        /// The family's help text, as Prometheus shows it.
+        var help: String {
+            switch self {
+            case .deliveries: "Snapshots handed to listeners, update streams and waits."
+            case .evaluations: "Targets evaluated after network changes and for new listeners."
+            case .resynchronizations: "Kernel socket overflows, each followed by a re-read of the whole network state."
+            case .droppedMessages: "Kernel messages dropped: malformed (could not be parsed) or foreign (not from the kernel)."
+            case .changeToDelivery: "Seconds from a batch of network changes read to its deliveries handed out."
+            }
+        }
     }
 }

@@ -1,38 +1,48 @@
 import NIOCore
 import NIOHTTP1
 
-/// One HTTP connection of `reach serve`: routes each request to `/metrics`, `/status` or `/events`, answers the
-/// rest 404 or 405, and keeps the connection within the server's limits. Runs on the server's event loop.
+/// One HTTP connection of `reach serve`: routes each request to `/metrics`, `/status`, `/events` or the landing page
+/// `/`, answers the rest 404 or 405, and keeps the connection within the server's limits. Runs on the server's event
+/// loop.
 ///
-/// A connection is waiting (for a request), answering, or streaming events. One deadline covers the first two:
-/// the request head and its answer must be done within the request timeout of the connection's opening or of its
-/// previous answer's end. A stream has no deadline; its reader is dropped when it falls too far behind.
+/// A connection is waiting (for a request), answering, or streaming events. A request is answered as soon as its
+/// head has arrived: no endpoint takes a body, so one that announces a body is answered 400 and closed at once,
+/// never waited for. One deadline covers waiting and answering: the request head and its answer must be done within
+/// the request timeout of the connection's opening or of its previous answer's end. A stream has no deadline; its
+/// reader is dropped when it falls too far behind.
 final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private enum State {
         case waiting(since: NIODeadline)
-        case answering(HTTPRequestHead?)
+        case answering(since: NIODeadline)
         case streaming
         case ending
         case closed
     }
 
     private let server: ExporterServer
+    /// The users a request must be one of; `nil`: anyone.
+    private let authentication: BasicAuthentication?
     private var state = State.waiting(since: .now())
     private var deadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// Whether this connection holds one of the stream places and hears changes.
     private var isSubscribed = false
 
-    init(server: ExporterServer) {
+    init(server: ExporterServer, authentication: BasicAuthentication?) {
         self.server = server
+        self.authentication = authentication
     }
 
-    /// Since when the connection has waited for a request; `nil` when it is answering or streaming.
-    var waitingSince: NIODeadline? {
-        if case .waiting(let since) = state { since } else { nil }
+    /// Since when the connection has waited for its request or its answer to be taken: the one of these that is
+    /// oldest makes room for a new connection at the bound. `nil` for a stream or a connection that is ending.
+    var unansweredSince: NIODeadline? {
+        switch state {
+        case .waiting(let since), .answering(let since): since
+        case .streaming, .ending, .closed: nil
+        }
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -59,17 +69,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            guard case .waiting = state else { return }  // a streaming client's further requests are ignored
-            state = .answering(head)
-        case .body:
-            break  // no endpoint takes a body; it is read and dropped, within the deadline
-        case .end:
-            guard case .answering(let head?) = state else { return }
-            state = .answering(nil)
-            answer(head, context: context)
-        }
+        // Answered on its head: a body is never waited for (one that is announced is refused in `answer`).
+        guard case .head(let head) = unwrapInboundIn(data), case .waiting(let since) = state else { return }
+        state = .answering(since: since)
+        answer(head, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -102,10 +105,29 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard head.method == .GET || head.method == .HEAD else {
             return send(
                 .methodNotAllowed, text: "method not allowed: only GET and HEAD\n", extra: [("Allow", "GET, HEAD")], to: head,
-                context: context)
+                closing: Self.announcesBody(head), context: context)
         }
+        guard !Self.announcesBody(head) else {
+            return send(.badRequest, text: "a GET or HEAD carries no body\n", to: head, closing: true, context: context)
+        }
+        guard let authentication else { return route(head, context: context) }
+        authentication.check(head, on: context.eventLoop).assumeIsolated().whenComplete { result in
+            guard case .answering = self.state, self.context != nil else { return }  // closed meanwhile
+            guard case .success(true) = result else {
+                return self.send(
+                    .unauthorized, text: "unauthorized\n", extra: [("WWW-Authenticate", #"Basic realm="reach serve""#)],
+                    to: head, context: context)
+            }
+            self.route(head, context: context)
+        }
+    }
+
+    /// Answers a GET or HEAD that may be answered.
+    private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let path = head.uri.prefix { $0 != "?" && $0 != "#" }
         switch path {
+        case "/":
+            send(.ok, text: Self.landingPage, type: "text/html; charset=utf-8", to: head, context: context)
         case "/metrics":
             send(
                 .ok, body: server.metricsExposition(), type: "text/plain; version=0.0.4; charset=utf-8", to: head,
@@ -122,19 +144,29 @@ final class ConnectionHandler: ChannelInboundHandler {
         }
     }
 
+    /// Whether a request says a body follows (`Content-Length` above 0, or any `Transfer-Encoding`).
+    private static func announcesBody(_ head: HTTPRequestHead) -> Bool {
+        head.headers.contains(name: "Transfer-Encoding")
+            || head.headers["Content-Length"].contains { length in length.contains { $0.isNumber && $0 != "0" } }
+    }
+
     private func send(
         _ status: HTTPResponseStatus, text: String, type: String = "text/plain; charset=utf-8", extra: [(String, String)] = [],
-        to request: HTTPRequestHead, context: ChannelHandlerContext
+        to request: HTTPRequestHead, closing: Bool = false, context: ChannelHandlerContext
     ) {
         send(
-            status, body: context.channel.allocator.buffer(string: text), type: type, extra: extra, to: request, context: context)
+            status, body: context.channel.allocator.buffer(string: text), type: type, extra: extra, to: request,
+            closing: closing, context: context)
     }
 
     private func send(
         _ status: HTTPResponseStatus, body: ByteBuffer, type: String, extra: [(String, String)] = [],
-        to request: HTTPRequestHead, context: ChannelHandlerContext
+        to request: HTTPRequestHead, closing: Bool = false, context: ChannelHandlerContext
     ) {
-        let keepAlive = request.isKeepAlive
+        let keepAlive = request.isKeepAlive && !closing
+        server.logger.debug(
+            "\(request.method) \(request.uri.prefix(100)) \(status.code), \(body.readableBytes) bytes, accept-encoding: \(request.headers["Accept-Encoding"].first?.prefix(60) ?? "none")"
+        )
         var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", "\(body.readableBytes)")] + extra)
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(
@@ -160,6 +192,19 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
         }
     }
+
+    /// What `/` shows a person who opens the exporter in a browser, as node_exporter's does.
+    static let landingPage = """
+        <!DOCTYPE html>
+        <html><head><title>reach serve</title></head>
+        <body><h1>reach serve</h1>
+        <p>Whether the network can carry this host's traffic, per target.</p>
+        <ul><li><a href="/metrics">/metrics</a>: Prometheus' text format</li>
+        <li><a href="/status">/status</a>: each target's state as JSON</li>
+        <li><a href="/events">/events</a>: server-sent events, one per change</li></ul>
+        </body></html>
+
+        """
 
     // MARK: - Event streams
 

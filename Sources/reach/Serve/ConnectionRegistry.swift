@@ -38,12 +38,13 @@ final class ConnectionRegistry: @unchecked Sendable {
             })
     }
 
-    /// Admits a new connection: at the bound, the one that has waited longest for a request is closed to make room;
-    /// when none waits, or the server is stopping, `false`, and the caller closes the new one.
+    /// Admits a new connection: at the bound, the oldest one not yet answered (waiting for its request, or for its
+    /// answer to be taken) is closed to make room; when every one is a stream, or the server is stopping, `false`, and
+    /// the caller closes the new one.
     func admit(_ connection: ConnectionHandler) -> Bool {
         guard !isStopping else { return false }
         if open.count >= limits.maxConnections {
-            let waiting = open.values.compactMap { handler in handler.waitingSince.map { (handler, $0) } }
+            let waiting = open.values.compactMap { handler in handler.unansweredSince.map { (handler, $0) } }
             guard let oldest = waiting.min(by: { $0.1 < $1.1 })?.0 else {
                 count(.limit)
                 return false

@@ -31,10 +31,16 @@ struct ListenAddress: ExpressibleByArgument, Sendable, CustomStringConvertible {
             port = argument[argument.index(after: colon)...]
             guard (try? IPAddress(String(host)))?.family == .ipv4 else { return nil }
         }
-        guard port.allSatisfy(\.isASCII), let number = Int(port), (0...65535).contains(number) else { return nil }
+        // Digits only: `Int` alone would take `+80`.
+        guard (1...5).contains(port.count), port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port),
+            (0...65535).contains(number)
+        else { return nil }
         self.host = String(host)
         self.port = number
     }
+
+    /// Whether only this host can reach it: `127.0.0.0/8` or `::1`.
+    var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 
     /// `127.0.0.1:9464` or `[::1]:9464`.
     var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -9,11 +9,15 @@ struct ServeLimits: Sendable {
         streamBacklog = (1 << 20) + 1024 * targets
     }
 
-    /// Connections open at once. At the bound, a new connection closes the one that has waited longest without
-    /// sending a whole request; when every connection is busy, the new one is closed.
+    /// Connections open at once. At the bound, a new connection closes the oldest one not yet answered (a request
+    /// head not yet whole, or an answer not yet taken); when every connection is a stream, the new one is closed.
     var maxConnections = 256
     /// `/events` streams open at once; one more is answered 503.
     var maxStreams = 16
+    /// The connections a server can hold: each is a descriptor, and the soft limit is raised to fit them.
+    static let connectionRange = 1...65_536
+    /// The streams a server can hold: each may keep up to its backlog in memory.
+    static let streamRange = 1...1024
     /// How long a connection may take to send a whole request head, counted from its opening or from the end of its
     /// previous answer, and how long an answer may take to be written: silent, slow (slowloris) and idle clients
     /// are closed after it.

@@ -1,0 +1,86 @@
+import CCrypt
+import FoundationEssentials
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// `basic_auth_users` of a web configuration: checks a request's `Authorization: Basic` against the users' bcrypt
+/// hashes with the system's crypt(3) (libxcrypt knows `$2a$`, `$2b$` and `$2y$`).
+///
+/// A bcrypt check costs about 50 ms at cost 10: it runs on a thread of its own, never on the event loop, so wrong
+/// passwords sent as fast as they go cannot hold a scrape up. A pair that passed is remembered by a keyed hash of
+/// user, password and stored hash (the process's random SipHash key: no password is kept), so a scraper that
+/// comes every 15 s costs one bcrypt, not one a scrape.
+final class BasicAuthentication: Sendable {
+    /// The users and their hashes.
+    let users: [String: String]
+    private let passed = NIOLockedValueBox<Set<Int>>([])
+    private let pool: NIOThreadPool
+
+    /// The most pairs remembered; past it the memory is cleared (a flood of right passwords for many users).
+    static let remembered = 1024
+
+    init(users: [String: String]) {
+        self.users = users
+        pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+    }
+
+    deinit { pool.shutdownGracefully { _ in } }
+
+    /// Whether `hash` is a bcrypt hash crypt(3) checks: `$2a$`, `$2b$` or `$2y$`, a two-digit cost, 53 characters.
+    static func isBcrypt(_ hash: String) -> Bool {
+        let bytes = Array(hash.utf8)
+        guard bytes.count == 60, hash.hasPrefix("$2a$") || hash.hasPrefix("$2b$") || hash.hasPrefix("$2y$"),
+            bytes[6] == UInt8(ascii: "$"), bytes[4...5].allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return false }
+        return bytes[7...].allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "/")
+        }
+    }
+
+    /// Whether `head` carries the credentials of a user; the future completes on `eventLoop`.
+    func check(_ head: HTTPRequestHead, on eventLoop: any EventLoop) -> EventLoopFuture<Bool> {
+        guard let (user, password) = Self.credentials(in: head), let hash = users[user] else {
+            return eventLoop.makeSucceededFuture(false)
+        }
+        var hasher = Hasher()
+        hasher.combine(user)
+        hasher.combine(password)
+        hasher.combine(hash)
+        let key = hasher.finalize()
+        if passed.withLockedValue({ $0.contains(key) }) { return eventLoop.makeSucceededFuture(true) }
+        return pool.runIfActive(eventLoop: eventLoop) { [passed] in
+            guard Self.verify(password, against: hash) else { return false }
+            passed.withLockedValue { remembered in
+                if remembered.count >= Self.remembered { remembered.removeAll() }
+                remembered.insert(key)
+            }
+            return true
+        }
+    }
+
+    /// The user and password of an `Authorization: Basic` header.
+    static func credentials(in head: HTTPRequestHead) -> (user: String, password: String)? {
+        guard let value = head.headers["Authorization"].first, value.count <= 4096 else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Data(base64Encoded: String(parts[1])),
+            let text = String(validating: decoded, as: UTF8.self), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+
+    /// Whether crypt(3) of `password` with `hash`'s setting is `hash`, compared in constant time.
+    static func verify(_ password: String, against hash: String) -> Bool {
+        guard !password.utf8.contains(0) else { return false }
+        var output = [CChar](repeating: 0, count: 128)
+        guard ccrypt_hash(password, hash, &output, output.count) == 0 else { return false }
+        let computed = Array(output.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+        let expected = Array(hash.utf8)
+        guard computed.count == expected.count else { return false }
+        return zip(computed, expected).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,171 @@
+/// The part of YAML a web configuration is written in: nested block mappings of plain, single- or double-quoted
+/// scalars, with comments. Anything else (sequences, flow style, anchors, multi-line scalars) is refused with its line,
+/// rather than read wrong.
+///
+/// Not Yams: it links the whole of Foundation into `reach`, 6.5 MiB more resident memory for every command, to read
+/// a file of a dozen lines that only `serve --web-config` reads.
+enum BlockMapping: Equatable {
+    case scalar(String)
+    case mapping([String: BlockMapping])
+
+    /// Why a text is not a block mapping this reader takes.
+    struct Error: Swift.Error, Equatable, CustomStringConvertible {
+        var line: Int
+        var reason: String
+
+        var description: String { "line \(line): \(reason)" }
+    }
+
+    /// Parses `text`; an empty document is an empty mapping.
+    static func parse(_ text: String) throws(Error) -> [String: BlockMapping] {
+        var lines: [Line] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = index + 1
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            let content = try withoutComment(line, number)
+            let trimmed = content.drop { $0 == " " }
+            if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            guard !content.prefix(while: { $0 == " " || $0 == "\t" }).contains("\t") else {
+                throw Error(line: number, reason: "a tab in the indentation")
+            }
+            if lines.isEmpty, trimmed.elementsEqual("---") { continue }
+            if trimmed.elementsEqual("...") { break }
+            lines.append(Line(number: number, indent: content.count - trimmed.count, text: trimmed))
+        }
+        var position = 0
+        let mapping = try parseMapping(lines, at: &position, indent: lines.first?.indent ?? 0)
+        if position < lines.count {
+            throw Error(line: lines[position].number, reason: "indented less than the mapping it ends, or more")
+        }
+        return mapping
+    }
+
+    /// The scalar's text, or `nil` for a mapping.
+    var text: String? {
+        if case .scalar(let text) = self { return text }
+        return nil
+    }
+
+    // MARK: - Reading
+
+    /// A line with content: its number, its indentation and what follows it.
+    private struct Line {
+        var number: Int
+        var indent: Int
+        var text: Substring
+    }
+
+    private static func parseMapping(_ all: [Line], at position: inout Int, indent: Int) throws(Error) -> [String: BlockMapping] {
+        var mapping: [String: BlockMapping] = [:]
+        while position < all.count, all[position].indent == indent {
+            let (number, text) = (all[position].number, all[position].text)
+            guard let first = text.first, !"-[{&*!|>%@`".contains(first) else {
+                throw Error(line: number, reason: "only mappings of names to values are read here (no lists, flow style or tags)")
+            }
+            let (key, rest) = try splitKey(text, number)
+            guard mapping[key] == nil else { throw Error(line: number, reason: "'\(key.prefix(60))' is given twice") }
+            position += 1
+            if rest.isEmpty {
+                if position < all.count, all[position].indent > indent {
+                    mapping[key] = .mapping(try parseMapping(all, at: &position, indent: all[position].indent))
+                } else {
+                    mapping[key] = .scalar("")
+                }
+            } else {
+                mapping[key] = .scalar(try scalar(rest, number))
+            }
+        }
+        if position < all.count, all[position].indent > indent {
+            throw Error(line: all[position].number, reason: "indented more than the line before allows")
+        }
+        return mapping
+    }
+
+    /// `key: rest`, the key unquoted.
+    private static func splitKey(_ text: Substring, _ number: Int) throws(Error) -> (String, Substring) {
+        var index = text.startIndex
+        let key: String
+        if let quote = text.first, quote == "\"" || quote == "'" {
+            guard let end = text[text.index(after: index)...].firstIndex(of: quote) else {
+                throw Error(line: number, reason: "a quoted name without its closing quote")
+            }
+            key = String(text[text.index(after: index)..<end])
+            index = text.index(after: end)
+            guard text[index...].hasPrefix(":") else { throw Error(line: number, reason: "a name without ':' after it") }
+        } else {
+            guard
+                let colon = text.indices.first(where: {
+                    text[$0] == ":" && (text.index(after: $0) == text.endIndex || text[text.index(after: $0)] == " ")
+                })
+            else { throw Error(line: number, reason: "not 'name: value'") }
+            key = String(text[..<colon]).trimmingTrailingSpaces
+            index = colon
+        }
+        guard !key.isEmpty else { throw Error(line: number, reason: "an empty name") }
+        let rest = text[text.index(after: index)...].drop { $0 == " " }
+        return (key, rest)
+    }
+
+    /// A plain, single-quoted (`''` is a quote) or double-quoted (`\"`, `\\`) scalar.
+    private static func scalar(_ text: Substring, _ number: Int) throws(Error) -> String {
+        guard let first = text.first else { return "" }
+        switch first {
+        case "'":
+            guard text.count >= 2, text.last == "'" else {
+                throw Error(line: number, reason: "a quoted value without its closing quote")
+            }
+            return String(text.dropFirst().dropLast()).replacing("''", with: "'")
+        case "\"":
+            guard text.count >= 2, text.last == "\"" else {
+                throw Error(line: number, reason: "a quoted value without its closing quote")
+            }
+            var result = ""
+            var escaped = false
+            for character in text.dropFirst().dropLast() {
+                if escaped {
+                    guard character == "\"" || character == "\\" else {
+                        throw Error(line: number, reason: "only \\\" and \\\\ are read in a quoted value")
+                    }
+                    result.append(character)
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else {
+                    result.append(character)
+                }
+            }
+            guard !escaped else { throw Error(line: number, reason: "a quoted value ends in '\\'") }
+            return result
+        case "|", ">", "&", "*", "!", "[", "{":
+            throw Error(line: number, reason: "only plain or quoted values are read here")
+        default:
+            return String(text).trimmingTrailingSpaces
+        }
+    }
+
+    /// The line before a comment: `#` at its start or after a space, outside quotes.
+    private static func withoutComment(_ line: Substring, _ number: Int) throws(Error) -> Substring {
+        var quote: Character?
+        var previous: Character = " "
+        for index in line.indices {
+            let character = line[index]
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                if previous == " " || previous == ":" { quote = character }
+            } else if character == "#", previous == " " || previous == "\t" {
+                return line[..<index]
+            }
+            previous = character
+        }
+        return line
+    }
+}
+
+extension String {
+    fileprivate var trimmingTrailingSpaces: String {
+        var text = self[...]
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,57 @@
+import CoreMetrics
+import NetworkReachability
+import NetworkReachabilityValidation
+import Prometheus
+
+/// The swift-metrics backend `reach serve` bootstraps: Prometheus' registry, as `PrometheusMetricsFactory` makes its
+/// families, but each with a `# HELP` line (swift-metrics carries no description): the library's and the validator's
+/// from their own tables, so that `promtool check metrics` finds every family described.
+struct DescribedMetricsFactory: MetricsFactory {
+    private let registry: PrometheusCollectorRegistry
+    /// Prometheus' own factory: its buckets, and the unregistering of what is destroyed.
+    private let plain: PrometheusMetricsFactory
+    private let descriptions: [String: String]
+
+    init(registry: PrometheusCollectorRegistry) {
+        self.registry = registry
+        plain = PrometheusMetricsFactory(registry: registry)
+        descriptions = NetworkReachability.metricDescriptions.merging(ConnectivityValidator.metricDescriptions) { $1 }
+    }
+
+    /// The family's description; one of a kind for a family that neither table names.
+    private func help(_ label: String, _ kind: String) -> String {
+        descriptions[label] ?? "A \(kind) the process records through swift-metrics."
+    }
+
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        registry.makeCounter(name: label, labels: dimensions, help: help(label, "counter"))
+    }
+
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+        registry.makeCounter(name: label, labels: dimensions, help: help(label, "counter"))
+    }
+
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: help(label, "gauge")) }
+        return registry.makeValueHistogram(
+            name: label, labels: dimensions, buckets: plain.valueHistogramBuckets[label] ?? plain.defaultValueHistogramBuckets,
+            help: help(label, "histogram"))
+    }
+
+    func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
+        registry.makeGauge(name: label, labels: dimensions, help: help(label, "gauge"))
+    }
+
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+        registry.makeDurationHistogram(
+            name: label, labels: dimensions,
+            buckets: plain.durationHistogramBuckets[label] ?? plain.defaultDurationHistogramBuckets,
+            help: help(label, "duration histogram"))
+    }
+
+    func destroyCounter(_ handler: any CounterHandler) { plain.destroyCounter(handler) }
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) { plain.destroyFloatingPointCounter(handler) }
+    func destroyRecorder(_ handler: any RecorderHandler) { plain.destroyRecorder(handler) }
+    func destroyMeter(_ handler: any MeterHandler) { plain.destroyMeter(handler) }
+    func destroyTimer(_ handler: any TimerHandler) { plain.destroyTimer(handler) }
+}
