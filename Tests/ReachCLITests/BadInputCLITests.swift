@@ -27,7 +27,7 @@ struct BadInputCLITests {
         ["serve", "--listen", "127.0.0.1:+80"], ["serve", "--listen", "127.0.0.1:080000"], ["serve", "--listen", huge],
         ["serve", "--validate", "http://x:99999/"], ["serve", "--validate", huge], ["serve", "--web-config", "/nonexistent"],
         ["serve", "--request-timeout", huge], ["wait", "--timeout", "-5"], ["wait", "--timeout", "86401"],
-        ["status", "--validation-timeout", "0"],
+        ["status", "--validation-timeout", "0"], ["status", "--require", "bogus"], ["watch", "--prohibit", ""],
     ])
     func badArgumentsExit64WithOneLineOnStderr(arguments: [String]) throws {
         let result = try ReachBinary.run(arguments)

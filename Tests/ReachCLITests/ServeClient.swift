@@ -310,6 +310,41 @@ final class ServeClient: @unchecked Sendable {
             except (ssl.SSLError, ConnectionError, OSError) as error:
                 print(json.dumps({'status': 0, 'error': str(error)[:200]}))
 
+        def authflood(address, ca, cert, key, user, good, bad, count):
+            # `count` clients send wrong passwords as fast as they can while one with the right (already checked)
+            # password asks 10 times: how long its answers took, and what the wrong ones got.
+            import base64, ssl, threading
+            host, port = split(address)
+            context = ssl.create_default_context(cafile=ca)
+            context.load_cert_chain(cert, key)
+            def ask(password):
+                connection = http.client.HTTPSConnection(host, port, timeout=30, context=context)
+                auth = base64.b64encode(('%s:%s' % (user, password)).encode()).decode()
+                connection.request('GET', '/status', headers={'Authorization': 'Basic ' + auth})
+                status = connection.getresponse().status
+                connection.close()
+                return status
+            stop, wrong, lock = [False], {}, threading.Lock()
+            def attacker():
+                while not stop[0]:
+                    try:
+                        status = ask(bad)
+                    except OSError:
+                        status = 0
+                    with lock:
+                        wrong[status] = wrong.get(status, 0) + 1
+            threads = [threading.Thread(target=attacker, daemon=True) for _ in range(int(count))]
+            for thread in threads:
+                thread.start()
+            time.sleep(1)
+            times, statuses = [], []
+            for _ in range(10):
+                started = time.time()
+                statuses.append(ask(good))
+                times.append(time.time() - started)
+            stop[0] = True
+            print(json.dumps({'statuses': statuses, 'slowest': max(times), 'wrong': {str(k): v for k, v in wrong.items()}}))
+
         def halfsent(address, count, scrapes):
             # `count` clients send a whole GET head announcing a body of 1,000,000 bytes and never send it, each
             # reconnecting as soon as it is closed, while another scrapes /metrics `scrapes` times.
@@ -411,7 +446,7 @@ final class ServeClient: @unchecked Sendable {
 
         modes = {'request': request, 'exposition': exposition, 'events': events, 'hostile': hostile,
                  'nonreader': nonreader, 'query': query, 'history': history, 'text': text, 'compressed': compressed,
-                 'tls': tls, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
+                 'tls': tls, 'authflood': authflood, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
         modes[sys.argv[1]](*sys.argv[2:])
         """#
 }

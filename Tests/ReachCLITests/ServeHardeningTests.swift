@@ -57,6 +57,18 @@ struct ServeHardeningTests {
         #expect(["/metrics", "/status", "/events"].allSatisfy { landing.body.contains("href=\"\($0)\"") })
     }
 
+    @Test func listeningBeyondLoopbackWithoutTLSOrAuthenticationIsWarnedOf() throws {
+        let open = try ServeClient(["internet"], listening: "0.0.0.0")
+        defer { open.stop() }
+        #expect(
+            open.errors.waitForLine {
+                $0.hasPrefix("reach: warning: listening on 0.0.0.0:") && $0.contains("without TLS or authentication")
+            } != nil)
+        let loopback = try ServeClient(["internet"])
+        defer { loopback.stop() }
+        #expect(!loopback.errors.lines.contains { $0.contains("warning") })
+    }
+
     @Test func sighupNeitherStopsNorKillsAServerWithoutAWebConfiguration() throws {
         let server = try ServeClient(["internet"])
         server.process.send(SIGHUP)

@@ -5,7 +5,7 @@ import Dispatch
 /// The library's own background work (`getaddrinfo`, DNS64 discovery) runs here rather than on a Dispatch
 /// queue: on Linux, the first job on any Dispatch queue starts the worker pool's monitor, a one-second timer
 /// that then wakes the process for as long as it lives, however quiet the network.
-final class SerialLane: Sendable {
+package final class SerialLane: Sendable {
     private struct State {
         var jobs: [@Sendable () -> Void] = []
         /// Whether a thread is draining `jobs`; it clears this, under the lock, when it finds none left.
@@ -17,12 +17,12 @@ final class SerialLane: Sendable {
     private let state = Locked(State())
 
     /// A lane whose thread is called `name` (a name over 15 bytes is not set).
-    init(name: String) {
+    package init(name: String) {
         self.name = name
     }
 
     /// Queues `job`, starting the lane's thread when none runs. Never blocks on the jobs.
-    func run(_ job: @escaping @Sendable () -> Void) {
+    package func run(_ job: @escaping @Sendable () -> Void) {
         let starts = state.withLock { state in
             state.jobs.append(job)
             defer { state.isRunning = true }

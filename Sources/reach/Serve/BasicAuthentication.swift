@@ -3,31 +3,34 @@ import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NIOPosix
+import NetworkReachability
 
 /// `basic_auth_users` of a web configuration: checks a request's `Authorization: Basic` against the users' bcrypt
 /// hashes with the system's crypt(3) (libxcrypt knows `$2a$`, `$2b$` and `$2y$`).
 ///
-/// A bcrypt check costs about 50 ms at cost 10: it runs on a thread of its own, never on the event loop, so wrong
-/// passwords sent as fast as they go cannot hold a scrape up. A pair that passed is remembered by a keyed hash of
-/// user, password and stored hash (the process's random SipHash key: no password is kept), so a scraper that
+/// A bcrypt check costs about 50 ms at cost 10: it runs on a thread of its own that exists while checks wait (the
+/// library's `SerialLane`), never on the event loop, so wrong passwords sent as fast as they go cannot hold a scrape
+/// up; past ``waitingChecks`` waiting, a request is refused without one. A pair that passed is remembered by a keyed
+/// hash of user, password and stored hash (the process's random SipHash key: no password is kept), so a scraper that
 /// comes every 15 s costs one bcrypt, not one a scrape.
 final class BasicAuthentication: Sendable {
     /// The users and their hashes.
     let users: [String: String]
     private let passed = NIOLockedValueBox<Set<Int>>([])
-    private let pool: NIOThreadPool
+    /// The checks waiting for the lane, of every reading of the configuration.
+    private static let waiting = NIOLockedValueBox(0)
+    /// Where passwords are checked, one at a time.
+    private static let lane = SerialLane(name: "reach-bcrypt")
+
+    /// The most checks that wait at once; a request beyond them is refused (a flood of wrong passwords).
+    static let waitingChecks = 32
 
     /// The most pairs remembered; past it the memory is cleared (a flood of right passwords for many users).
     static let remembered = 1024
 
     init(users: [String: String]) {
         self.users = users
-        pool = NIOThreadPool(numberOfThreads: 1)
-        pool.start()
     }
-
-    deinit { pool.shutdownGracefully { _ in } }
 
     /// Whether `hash` is a bcrypt hash crypt(3) checks: `$2a$`, `$2b$` or `$2y$`, a two-digit cost, 53 characters.
     static func isBcrypt(_ hash: String) -> Bool {
@@ -53,14 +56,25 @@ final class BasicAuthentication: Sendable {
         hasher.combine(hash)
         let key = hasher.finalize()
         if passed.withLockedValue({ $0.contains(key) }) { return eventLoop.makeSucceededFuture(true) }
-        return pool.runIfActive(eventLoop: eventLoop) { [passed] in
-            guard Self.verify(password, against: hash) else { return false }
-            passed.withLockedValue { remembered in
-                if remembered.count >= Self.remembered { remembered.removeAll() }
-                remembered.insert(key)
-            }
+        let admitted = Self.waiting.withLockedValue { waiting in
+            guard waiting < Self.waitingChecks else { return false }
+            waiting += 1
             return true
         }
+        guard admitted else { return eventLoop.makeSucceededFuture(false) }
+        let answer = eventLoop.makePromise(of: Bool.self)
+        Self.lane.run { [passed] in
+            let verified = Self.verify(password, against: hash)
+            if verified {
+                passed.withLockedValue { remembered in
+                    if remembered.count >= Self.remembered { remembered.removeAll() }
+                    remembered.insert(key)
+                }
+            }
+            Self.waiting.withLockedValue { $0 -= 1 }
+            answer.succeed(verified)
+        }
+        return answer.futureResult
     }
 
     /// The user and password of an `Authorization: Basic` header.
