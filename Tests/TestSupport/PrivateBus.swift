@@ -10,7 +10,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// The bus's address, for the reader and for `DBUS_SYSTEM_BUS_ADDRESS`.
     public var address: String { "unix:path=\(directory)/bus" }
     private let lock = NSLock()
-    private var daemon: Subprocess?  // guarded by `lock`
+    private let daemon = Daemon()
     private var services: [String: Subprocess] = [:]  // guarded by `lock`
 
     /// Debian's own system bus configuration (`/usr/share/dbus-1/system.conf`: its policy and limits, its service
@@ -68,7 +68,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// Starts the daemon (again, after ``kill()``) and waits until it answers.
     public func start() throws {
         let process = try Subprocess(["dbus-daemon", "--config-file=\(directory)/bus.conf", "--nofork", "--nopidfile"])
-        lock.withLock { daemon = process }
+        daemon.hold(process)
         guard eventually(timeout: 10, { (try? Command.run(["busctl", "--address=\(address)", "list"]))?.status == 0 }) else {
             throw CommandError(
                 command: ["dbus-daemon"], result: CommandResult(status: 1, standardOutput: "", standardError: "no bus after 10 s")
@@ -77,18 +77,10 @@ public final class PrivateBus: @unchecked Sendable {
     }
 
     /// Kills the daemon with SIGKILL, as a crash would: its socket file stays behind, and its services lose the bus.
-    public func kill() {
-        let process = lock.withLock {
-            defer { daemon = nil }
-            return daemon
-        }
-        process?.end()
-    }
+    public func kill() { daemon.kill() }
 
     /// Stops (SIGSTOP) or continues (SIGCONT) the daemon: stopped, it accepts connections and answers nothing.
-    public func freeze(_ frozen: Bool) {
-        lock.withLock { daemon }?.send(frozen ? SIGSTOP : SIGCONT)
-    }
+    public func freeze(_ frozen: Bool) { daemon.freeze(frozen) }
 
     /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
     /// and waits until it owns `name`.
@@ -132,13 +124,11 @@ public final class PrivateBus: @unchecked Sendable {
     /// Kills every process it started and removes its directory.
     public func remove() {
         let processes = lock.withLock {
-            defer {
-                services.removeAll()
-                daemon = nil
-            }
-            return Array(services.values) + [daemon].compactMap { $0 }
+            defer { services.removeAll() }
+            return Array(services.values)
         }
         for process in processes { process.end() }
+        daemon.kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

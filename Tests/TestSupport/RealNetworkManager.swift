@@ -15,7 +15,7 @@ public final class RealNetworkManager: @unchecked Sendable {
     public let directory: String
     private let network: TestNetwork
     private let lock = NSLock()
-    private var daemon: Subprocess?  // guarded by `lock`
+    private let daemon = Daemon()
     private var checkServer: Subprocess?  // guarded by `lock`
 
     /// The connectivity check's answer that means full connectivity.
@@ -88,7 +88,7 @@ public final class RealNetworkManager: @unchecked Sendable {
         try script.write(toFile: "\(directory)/start.sh", atomically: true, encoding: .utf8)
         let process = try Subprocess(
             ["ip", "netns", "exec", network.name, "unshare", "-m", "--propagation", "private", "sh", "\(directory)/start.sh"])
-        lock.withLock { daemon = process }
+        daemon.hold(process)
         guard eventually(timeout: 30, { (try? self.nmcli(["-t", "-f", "DEVICE", "device"]))?.contains("rn0") == true }) else {
             throw CommandError(
                 command: ["NetworkManager"], result: CommandResult(status: 1, standardOutput: "", standardError: log))
@@ -96,18 +96,10 @@ public final class RealNetworkManager: @unchecked Sendable {
     }
 
     /// Kills NetworkManager with SIGKILL, as a crash would: it leaves the bus, and `rn0` keeps its configuration.
-    public func kill() {
-        let process = lock.withLock {
-            defer { daemon = nil }
-            return daemon
-        }
-        process?.end()
-    }
+    public func kill() { daemon.kill() }
 
     /// Stops (SIGSTOP) or continues (SIGCONT) NetworkManager: stopped, it answers nothing until continued.
-    public func freeze(_ frozen: Bool) {
-        lock.withLock { daemon }?.send(frozen ? SIGSTOP : SIGCONT)
-    }
+    public func freeze(_ frozen: Bool) { daemon.freeze(frozen) }
 
     /// What NetworkManager logged, for a failure's message.
     public var log: String { (try? String(contentsOfFile: "\(directory)/nm.log", encoding: .utf8)) ?? "" }
