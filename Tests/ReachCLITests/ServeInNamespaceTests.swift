@@ -235,10 +235,11 @@ struct ServeInNamespaceTests {
         if plain { #expect(peak < Self.churnMemoryBoundKiB) }
     }
 
-    /// The bounds the churn test holds `reach serve` to (plain builds): a scrape's p99 (measured: 0.01 s in release,
-    /// 0.2 s in debug builds), the time from the next change to its state in `/metrics` (at most a turn and a pass:
-    /// 0.1 s), and peak resident memory (the README's 64 MiB).
-    static let churnScrapeBound = 1.0
+    /// The bounds the churn test holds `reach serve` to (plain builds): a scrape's p99, the time from the next change
+    /// to its state in `/metrics` (at most a turn and a pass: 0.1 s), and peak resident memory (the README's 64 MiB).
+    /// A scrape's p99 is 0.01 s for a release build alone (`scripts/bench-serve --churn`), and 0.02 to 1.3 s for this
+    /// debug build among the other suites on two cores; a backlog made it seconds to a minute.
+    static let churnScrapeBound = 2.5
     static let churnSettleBound = 1.0
     static let churnMemoryBoundKiB = 64 << 10
 }

@@ -2,8 +2,8 @@ import Dispatch
 
 /// Runs jobs one at a time, in the order given, on a thread of its own that exists only while jobs wait.
 ///
-/// The library's own background work (`getaddrinfo`, DNS64 discovery) runs here rather than on a Dispatch
-/// queue: on Linux, the first job on any Dispatch queue starts the worker pool's monitor, a one-second timer
+/// The library's own background work (`getaddrinfo`, DNS64 discovery), and `reach serve`'s password checks, run here
+/// rather than on a Dispatch queue: on Linux, the first job on any Dispatch queue starts the worker pool's monitor, a one-second timer
 /// that then wakes the process for as long as it lives, however quiet the network.
 package final class SerialLane: Sendable {
     private struct State {

@@ -71,9 +71,6 @@ final class DBusConnection {
     /// What was done with the messages received so far.
     var tally: DBusMessageReader.Tally { reader.tally }
 
-    /// The bytes held for a message not yet whole.
-    var bufferedCount: Int { reader.bufferedCount }
-
     // MARK: - Messages
 
     /// Sends `message` with the next serial, and returns the serial.

@@ -56,10 +56,9 @@ final class ServedTargets: @unchecked Sendable {
     /// The targets one step of a turn shows, so that a scrape waits at most that long behind a turn.
     static let targetsPerStep = 100
 
-    /// The least time between the beginnings of two turns. With 1,000 targets and the default route flapping 25 times
-    /// a second, a scrape then takes 14 ms at p99 where it took up to a second with a turn per change, and 55 ms with
-    /// a turn twice as far apart as the last took (`Benchmarks/results/2026-11-26-serve-churn.md`); a change is shown
-    /// at most this late.
+    /// The least time between the beginnings of two turns, and so the most a change waits to be shown. With 1,000
+    /// targets and the default route flapping 25 times a second, a scrape takes at most 30 ms at p99
+    /// (`Benchmarks/results/2026-11-26-serve-churn.md`, `scripts/bench-serve --churn`).
     static let turnInterval = TimeAmount.milliseconds(100)
 
     /// - Parameters:
