@@ -114,18 +114,22 @@ struct ServeCommand: AsyncParsableCommand {
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()
 
-        let server = ExporterServer(served: served, limits: limits, registry: registry, access: access, logger: logger)
-        let bound: ListenAddress
+        // SIGHUP is taken before the socket exists, and the "serving" line is said only once the group has trapped
+        // SIGTERM and SIGINT: whoever waits for that line may send any of the three at once.
+        let reloading = Self.reloadOnHangUp(access)
+        let scheme = access.now.tls == nil ? "http" : "https"
+        let server = ExporterServer(
+            served: served, limits: limits, registry: registry, access: access, logger: logger
+        ) { bound in
+            Self.unblockStopSignals()
+            Output.error("reach: serving \(scheme)://\(bound)/metrics, /status and /events")
+            Self.warnIfOpen(bound, access.now)
+        }
         do {
-            bound = try await server.bind(listen)
+            try await server.bind(listen)
         } catch {
             throw ServeError.cannotListen(listen, error)
         }
-        let scheme = access.now.tls == nil ? "http" : "https"
-        Output.error("reach: serving \(scheme)://\(bound)/metrics, /status and /events")
-        Self.warnIfOpen(bound, access.now)
-        let reloading = Self.reloadOnHangUp(access)
-        Self.unblockStopSignals()
         let services = ServiceGroup(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: NetworkReachability.silentLogger)
         try await services.run()

@@ -23,10 +23,16 @@ final class ExporterServer: Service, @unchecked Sendable {
     private let registry: PrometheusCollectorRegistry
     private let process: ProcessGauges
     private var channel: (any Channel)?
+    /// The address bound, once ``bind(_:)`` returned.
+    private var bound: ListenAddress?
+    /// Called once, from ``run()``, when the server is listening and its service group has trapped its signals.
+    private let whenServing: @Sendable (ListenAddress) -> Void
 
     init(
-        served: ServedTargets, limits: ServeLimits, registry: PrometheusCollectorRegistry, access: WebAccess, logger: Logger
+        served: ServedTargets, limits: ServeLimits, registry: PrometheusCollectorRegistry, access: WebAccess, logger: Logger,
+        whenServing: @escaping @Sendable (ListenAddress) -> Void
     ) {
+        self.whenServing = whenServing
         self.served = served
         self.registry = registry
         self.access = access
@@ -39,8 +45,9 @@ final class ExporterServer: Service, @unchecked Sendable {
         ).set(to: 1)
     }
 
-    /// Binds `address` on the served targets' event loop; returns the address bound (with the kernel's port for 0).
-    func bind(_ address: ListenAddress) async throws -> ListenAddress {
+    /// Binds `address` on the served targets' event loop (the kernel chooses the port for 0); ``run()`` tells
+    /// `whenServing` the address bound.
+    func bind(_ address: ListenAddress) async throws {
         let channel = try await ServerBootstrap(group: served.eventLoop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -59,7 +66,7 @@ final class ExporterServer: Service, @unchecked Sendable {
             }
             .bind(host: address.host, port: address.port).get()
         self.channel = channel
-        return ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+        bound = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
     }
 
     /// Whether an answer is gzip-compressed when its client asks: all but an event stream, whose events must leave
@@ -76,8 +83,10 @@ final class ExporterServer: Service, @unchecked Sendable {
         return ByteBuffer(bytes: registry.emitToBuffer())
     }
 
-    /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns.
+    /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns. The service group
+    /// trapped those signals before it ran this, so `whenServing` is told here.
     func run() async throws {
+        if let bound { whenServing(bound) }
         let stopped = served.eventLoop.makePromise(of: Void.self)
         try await withGracefulShutdownHandler {
             try await stopped.futureResult.get()
