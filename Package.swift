@@ -9,7 +9,8 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "swift-network-reachability",
     products: [
-        .library(name: "NetworkReachability", targets: ["NetworkReachability"]),
+        .library(name: "NetworkReachabilityKit", targets: ["NetworkReachabilityKit"]),
+        .library(name: "NetworkReachabilityCore", targets: ["NetworkReachabilityCore"]),
         .library(name: "NetworkReachabilityNotifications", targets: ["NetworkReachabilityNotifications"]),
         .library(name: "NetworkReachabilityValidation", targets: ["NetworkReachabilityValidation"]),
         .library(name: "NetworkReachabilityValidationCore", targets: ["NetworkReachabilityValidationCore"]),
@@ -29,24 +30,44 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
-        // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions.
+        // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions: the Linux backend's alone.
         .target(name: "CNetlink"),
         // crypt(3) of the system's libxcrypt, for `reach serve`'s bcrypt passwords.
         .target(name: "CCrypt", linkerSettings: [.linkedLibrary("crypt")]),
-        // The library: model values, the Linux kernel backend, the shared monitor, the public API.
+        // POSIX threads, locks and clocks of the library's own, over the C library of any POSIX system.
+        .target(name: "NetworkReachabilityPOSIX", swiftSettings: strictSettings),
+        // Platform-neutral: model values, the evaluation rules on neutral facts, the monitor, waiting, the public
+        // types. Imports no C library and no C module; knows a platform only through `RoutingBackend`.
         .target(
-            name: "NetworkReachability",
+            name: "NetworkReachabilityCore",
             dependencies: [
-                "CNetlink",
+                "NetworkReachabilityPOSIX",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The Linux backend: rtnetlink, kernel queries, sysfs, getaddrinfo, inotify, router advertisements.
+        .target(
+            name: "NetworkReachabilityLinux",
+            dependencies: [
+                "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "CNetlink",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The one import: the core, and its public initializers on this platform's backend.
+        .target(
+            name: "NetworkReachabilityKit",
+            dependencies: [
+                "NetworkReachabilityCore", "NetworkReachabilityLinux", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         // The NotificationCenter bridge: the only target that pays for full Foundation.
         .target(
             name: "NetworkReachabilityNotifications",
-            dependencies: ["NetworkReachability"],
+            dependencies: ["NetworkReachabilityCore"],
             swiftSettings: strictSettings
         ),
         // Validated connectivity (captive portals, dead uplinks) with any prober: no HTTP client of its own, so the
@@ -54,7 +75,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityValidationCore",
             dependencies: [
-                "NetworkReachability", .product(name: "Logging", package: "swift-log"),
+                "NetworkReachabilityKit", "NetworkReachabilityCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -63,7 +84,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityValidation",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidationCore",
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -75,14 +96,17 @@ let package = Package(
         // system D-Bus with a small client of the wire protocol: only its users pay for it.
         .target(
             name: "NetworkReachabilityRadio",
-            dependencies: ["NetworkReachability", "CNetlink", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         // A simulated network for users' tests: every public API on top of a network driven by hand.
         .target(
             name: "NetworkReachabilityTesting",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidationCore",
+                "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -92,7 +116,8 @@ let package = Package(
         .executableTarget(
             name: "reach",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityValidation", "NetworkReachabilityRadio", "CCrypt",
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                "NetworkReachabilityValidation", "NetworkReachabilityRadio", "CCrypt",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -110,11 +135,11 @@ let package = Package(
         // Fuzz targets (scripts/fuzz builds them with libFuzzer; a plain build replays inputs given as arguments).
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),
         .executableTarget(
-            name: "FuzzNetlink", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzNetlink",
+            name: "FuzzNetlink", dependencies: ["NetworkReachabilityLinux", "CFuzzDriver"], path: "Fuzz/FuzzNetlink",
             swiftSettings: strictSettings
         ),
         .executableTarget(
-            name: "FuzzAddress", dependencies: ["NetworkReachability", "CFuzzDriver"], path: "Fuzz/FuzzAddress",
+            name: "FuzzAddress", dependencies: ["NetworkReachabilityCore", "CFuzzDriver"], path: "Fuzz/FuzzAddress",
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -123,7 +148,7 @@ let package = Package(
         ),
         // Creates and releases reachability objects on many threads at once; run by the kernel tests in a namespace.
         .executableTarget(
-            name: "LifecycleStorm", dependencies: ["NetworkReachability"], path: "Tests/LifecycleStorm",
+            name: "LifecycleStorm", dependencies: ["NetworkReachabilityKit"], path: "Tests/LifecycleStorm",
             swiftSettings: strictSettings
         ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
@@ -134,7 +159,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkReachabilityTests",
-            dependencies: ["NetworkReachability", "TestSupport"],
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                "CNetlink", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -145,7 +173,8 @@ let package = Package(
         .testTarget(
             name: "KernelTests",
             dependencies: [
-                "NetworkReachability", "NetworkReachabilityNotifications", "NetworkReachabilityTesting",
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                "NetworkReachabilityNotifications", "NetworkReachabilityTesting",
                 "NetworkReachabilityValidation", "TestSupport", "LifecycleStorm", "CNetlink",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -156,13 +185,17 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkReachabilityTestingTests",
-            dependencies: ["NetworkReachability", "NetworkReachabilityTesting", "NetworkReachabilityValidation", "TestSupport"],
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityTesting",
+                "NetworkReachabilityValidation", "TestSupport",
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "NetworkReachabilityRadioTests",
             dependencies: [
-                "NetworkReachabilityRadio", "NetworkReachability", "NetworkReachabilityTesting", "TestSupport",
+                "NetworkReachabilityRadio", "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux",
+                "NetworkReachabilityTesting", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -17,7 +17,7 @@ let package = Package(
         .executableTarget(
             name: "ReachabilityBenchmarks",
             dependencies: [
-                .product(name: "NetworkReachability", package: rootIdentity),
+                .product(name: "NetworkReachabilityKit", package: rootIdentity),
                 .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/ReachabilityBenchmarks",
@@ -27,7 +27,7 @@ let package = Package(
         // Flags reads in a plain release loop, for scripts/bench-reads.
         .executableTarget(
             name: "ReadLoop",
-            dependencies: [.product(name: "NetworkReachability", package: rootIdentity)],
+            dependencies: [.product(name: "NetworkReachabilityKit", package: rootIdentity)],
             path: "Tools/ReadLoop",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

@@ -12,7 +12,7 @@ let package = Package(
             dependencies: [
                 // Linux only: the package's backend is Linux's; an iOS build of the same app keeps Alamofire.
                 .product(
-                    name: "NetworkReachability", package: "swift-network-reachability",
+                    name: "NetworkReachabilityKit", package: "swift-network-reachability",
                     condition: .when(platforms: [.linux]))
             ],
             swiftSettings: [.swiftLanguageMode(.v5)]

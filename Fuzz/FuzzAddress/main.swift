@@ -4,7 +4,7 @@ import CFuzzDriver
 #elseif canImport(Musl)
     import Musl
 #endif
-import NetworkReachability
+import NetworkReachabilityCore
 
 // Fuzzes what users type: addresses, targets, host names and NAT64 prefixes, from arbitrary bytes (invalid
 // UTF-8 and NULs included). Parsing must throw typed errors, never trap; what parses must survive a round trip

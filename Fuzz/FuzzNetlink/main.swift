@@ -4,7 +4,7 @@ import CFuzzDriver
 #elseif canImport(Musl)
     import Musl
 #endif
-@_spi(Tooling) import NetworkReachability
+@_spi(Tooling) import NetworkReachabilityLinux
 
 // Fuzzes the netlink wire-format parsers: a datagram split into messages, each parsed into its typed form,
 // policy rules as a rule dump reads them, and the same bytes read as a bare run of attributes. Any trap or memory error is a finding; the parsers

@@ -1,5 +1,7 @@
+import NetworkReachabilityLinux
+import NetworkReachabilityPOSIX
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
 
 #if canImport(Glibc)
     import Glibc
@@ -129,7 +131,7 @@ final class BusSession {
             publish()
             var more = false
             while true {
-                let now = SystemCall.monotonicMilliseconds()
+                let now = MonotonicClock.milliseconds()
                 try expire(at: now, on: connection)
                 if needsPublish { publish() }
                 var descriptors = [
@@ -309,7 +311,7 @@ final class BusSession {
         let serial = try connection.send(message, timeoutMilliseconds: timeoutMilliseconds)
         pending[serial] = Call(
             purpose: purpose, service: service, answerer: answerer,
-            deadline: SystemCall.monotonicMilliseconds() + timeoutMilliseconds)
+            deadline: MonotonicClock.milliseconds() + timeoutMilliseconds)
         if purpose == .load, let service {
             readings[service].loads.append(serial)
             while readings[service].loads.count > Self.outstandingLoads {
@@ -346,7 +348,7 @@ final class BusSession {
         readings[index].firstEnded = true
         readings[index].failure = words
         let delay = Self.backoffSeconds(afterFailures: readings[index].failures)
-        readings[index].retryAt = SystemCall.monotonicMilliseconds() + delay * 1000
+        readings[index].retryAt = MonotonicClock.milliseconds() + delay * 1000
         logger.warning("\(services[index].label) \(words); asking again in \(delay) s")
         services[index].forget(because: "\(words); asking again in \(delay) s")
         needsPublish = true

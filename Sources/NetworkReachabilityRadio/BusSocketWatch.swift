@@ -1,5 +1,5 @@
-import CNetlink
-import NetworkReachability
+import NetworkReachabilityLinux
+import NetworkReachabilityCore
 
 /// Tells, through inotify, when the bus's socket is created or replaced: a bus that was not there, or went away,
 /// may be there now. Its descriptor joins the reading thread's `poll`; nothing is polled on a timer.
@@ -18,9 +18,9 @@ final class BusSocketWatch {
         guard let slash = path.lastIndex(of: "/") else { return nil }
         let directory = slash == path.startIndex ? "/" : String(path[..<slash])
         name = Array(path[path.index(after: slash)...].utf8)
-        descriptor = cnl_inotify_open()
+        descriptor = SystemCall.inotifyDescriptor()
         guard descriptor >= 0 else { return nil }
-        guard SystemCall.addWatch(descriptor, path: directory, mask: cnl_inotify_change_mask()) != nil else {
+        guard SystemCall.addWatch(descriptor, path: directory, mask: SystemCall.inotifyChangeMask) != nil else {
             SystemCall.close(descriptor)
             return nil
         }

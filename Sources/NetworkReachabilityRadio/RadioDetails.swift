@@ -1,6 +1,7 @@
-import CNetlink
+import NetworkReachabilityLinux
+import NetworkReachabilityPOSIX
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
 
 #if canImport(Glibc)
     import Glibc
@@ -92,7 +93,7 @@ public final class RadioDetails: Sendable {
         callTimeoutMilliseconds = Self.milliseconds(callTimeout)
         state = Locked(State(window: SettleWindow(milliseconds: Self.milliseconds(settleWindow))))
         self.logger = logger
-        stopDescriptor = cnl_wake_eventfd()
+        stopDescriptor = SystemCall.wakeDescriptor()
         monitor.attach(self)
         do {
             let started = try DedicatedThread(name: "radio-details") { [self] in run() }
@@ -124,7 +125,7 @@ public final class RadioDetails: Sendable {
     /// a one-shot read (`reach status`) that should include the details. Returns whether it ended.
     @discardableResult
     public func waitUntilRead(timeout: Duration) -> Bool {
-        settled.wait(until: { $0 }, deadline: SystemCall.monotonicMilliseconds() + Self.milliseconds(timeout)) { _, ended in ended
+        settled.wait(until: { $0 }, deadline: MonotonicClock.milliseconds() + Self.milliseconds(timeout)) { _, ended in ended
         }
     }
 
@@ -164,7 +165,7 @@ public final class RadioDetails: Sendable {
             var retryAt: Int?
             if case .timedOut? = session.connectionFailure {
                 silentBus += 1
-                retryAt = SystemCall.monotonicMilliseconds() + BusSession.backoffSeconds(afterFailures: silentBus) * 1000
+                retryAt = MonotonicClock.milliseconds() + BusSession.backoffSeconds(afterFailures: silentBus) * 1000
             } else {
                 silentBus = 0
             }
@@ -177,7 +178,7 @@ public final class RadioDetails: Sendable {
             let report = session.lastReport
             var lapse = publish(report, loggedComplaints: &loggedComplaints)
             while true {
-                let now = SystemCall.monotonicMilliseconds()
+                let now = MonotonicClock.milliseconds()
                 if let retryAt, retryAt <= now { break }
                 let deadline = [lapse, retryAt].compactMap { $0 }.min()
                 let timeout = deadline.map { Int32(clamping: max(0, $0 - now)) } ?? -1
@@ -232,7 +233,7 @@ public final class RadioDetails: Sendable {
             for: services[0], facts: modems.isEmpty ? ["no modem"] : modems.map(ModemManagerFacts.line(for:)))
         lines += Self.lines(
             for: services[1], facts: [NetworkManagerFacts.line(devices: manager.devices, connectivity: manager.connectivity)])
-        let now = SystemCall.monotonicMilliseconds()
+        let now = MonotonicClock.milliseconds()
         let (changed, handler, lapse, newLines) = state.withLock {
             state -> (Set<String>, (@Sendable (Set<String>?) -> Void)?, Int?, [String]) in
             let (kept, lapse) = state.window.apply(readings, after: state.details, now: now)

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// Keeps a fact that held while a service says, for a moment, that it is not known: NetworkManager re-activating a
 /// connection reports `Metered` unknown, connectivity `none` and no `IpInterface` for a few milliseconds, a modem

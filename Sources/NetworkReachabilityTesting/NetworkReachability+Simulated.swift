@@ -1,5 +1,5 @@
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
 
 extension NetworkReachability {
     /// Watches `target` on a ``SimulatedNetwork`` instead of the host's: for tests.

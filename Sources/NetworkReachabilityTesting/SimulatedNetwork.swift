@@ -1,5 +1,6 @@
+import NetworkReachabilityPOSIX
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
 import NetworkReachabilityValidationCore
 
 /// A network your tests drive by hand, in the spirit of swift-nio's `NIOEmbedded`: interfaces, carrier,

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// Why a change to a ``SimulatedNetwork`` was refused: the same mistakes `ip` refuses on a real host.
 public enum SimulatedNetworkError: Error, Sendable, Hashable, CustomStringConvertible {

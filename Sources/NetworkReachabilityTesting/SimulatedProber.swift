@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 import NetworkReachabilityValidationCore
 
 /// Answers probes on a ``SimulatedNetwork`` from the answers a test set, at once; when the simulated internet

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Logging
-@_exported import NetworkReachability
+@_exported import NetworkReachabilityKit
 @_exported import NetworkReachabilityValidationCore
 
 extension ConnectivityValidator {

@@ -1,6 +1,8 @@
+import NetworkReachabilityPOSIX
 import Dispatch
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
+import NetworkReachabilityKit
 
 /// Checks that the internet really carries traffic, not only that a packet can leave: detects captive
 /// portals (hotel and airport log-in pages) and dead uplinks, as Android's validated networks do.

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// Why a validation configuration was refused.
 public enum ValidationConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,7 +1,8 @@
+import NetworkReachabilityPOSIX
 import Dispatch
 import CoreMetrics
 import Logging
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// The state and the probing task behind a ``ConnectivityValidator``, kept apart from the public object so
 /// that its task and its listener do not keep the validator alive.

@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 
 extension NetworkInterface.InterfaceType: ExpressibleByArgument {}
 

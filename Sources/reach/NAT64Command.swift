@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// `reach nat64`: whether the network is IPv6-only, and its NAT64 prefixes.
 struct NAT64Command: AsyncParsableCommand {

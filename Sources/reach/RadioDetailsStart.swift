@@ -1,5 +1,5 @@
 import Logging
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityRadio
 
 /// What ModemManager and NetworkManager say of the route's interface (radio technology, signal, roaming, metered),

@@ -4,7 +4,7 @@ import ArgumentParser
 #elseif canImport(Musl)
     import Musl
 #endif
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// `reach`: whether the network can carry traffic to a target, once or live.

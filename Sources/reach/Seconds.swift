@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// A number of seconds an option takes (`30`, `0.5`), checked against the range the option can serve: timeouts,
 /// waits and delays. Only digits and one decimal point are read, so `-5`, `+5`, `1e-9` and `inf` are refused with the

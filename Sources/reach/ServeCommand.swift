@@ -4,7 +4,7 @@ import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import Prometheus
 import ServiceLifecycle

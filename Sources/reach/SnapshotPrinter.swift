@@ -1,5 +1,5 @@
 import FoundationEssentials
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// Prints a snapshot as one human line or one JSON object, flushed at once.

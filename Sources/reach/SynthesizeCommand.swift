@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// `reach synthesize`: the IPv6 address that reaches an IPv4 address through NAT64 (RFC 6052).
 struct SynthesizeCommand: AsyncParsableCommand {

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// A target as the user typed it, with the text kept for output (`target` is "the address as given").
 struct TargetArgument: Sendable {

@@ -1,4 +1,5 @@
-import NetworkReachability
+import NetworkReachabilityPOSIX
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// `reach watch --validate`: the internet's lines carry the validation outcome, and a new line is printed when

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// The internet's snapshot paired with the validator's outcome: the one rule of which pair `watch --validate` prints

@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// `--validate URL` and `--validation-timeout SECONDS`, shared by `status` and `watch`.

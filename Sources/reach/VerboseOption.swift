@@ -1,6 +1,6 @@
 import ArgumentParser
 import Logging
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// `--verbose` of `watch` and `serve`: the monitor's work, and what the radio reader read, on stderr.
 struct VerboseOption: ParsableArguments {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// `reach wait`: returns as soon as the targets are reachable (the job of `nm-online` and

@@ -5,7 +5,7 @@ import Dispatch
 #elseif canImport(Musl)
     import Musl
 #endif
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.

@@ -3,7 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// A host target read and listened to through the library, on this machine's own resolver (`localhost` is
 /// in every /etc/hosts): reads never wait for resolution.

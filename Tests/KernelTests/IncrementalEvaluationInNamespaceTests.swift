@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The monitor re-evaluates only the targets a change can touch, and never misses one it does touch.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))

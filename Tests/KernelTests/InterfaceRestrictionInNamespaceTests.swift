@@ -3,7 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Required and prohibited interface types against the real kernel: two uplinks, one Wi-Fi-typed and one
 /// cellular-typed (by a fixture sysfs tree), the cellular one preferred by its metric.

@@ -1,7 +1,10 @@
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The socket's own contract against the real kernel: who sent a datagram, and whether it was cut.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))

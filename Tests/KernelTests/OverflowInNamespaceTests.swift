@@ -3,7 +3,10 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Floods of kernel messages: the socket overflows, the state is re-read, and the answer is still the kernel's.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))

@@ -2,7 +2,10 @@ import NetworkReachabilityTesting
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The simulated network must answer as the kernel does, or users' tests would pass against a network that
 /// does not exist: the same topology in a namespace and in a `SimulatedNetwork`, through the same changes,

@@ -7,7 +7,10 @@ import Dispatch
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Reading the state once, through the library, against the real kernel in a namespace.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))

@@ -13,7 +13,10 @@ import NetworkReachabilityValidation
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// `ConnectivityValidator` with its real AsyncHTTPClient prober, against an HTTP endpoint in the gateway
 /// namespace: each outcome is delivered once, in order, as the network changes.

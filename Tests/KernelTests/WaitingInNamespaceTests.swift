@@ -1,7 +1,10 @@
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// `waitUntilReachable` and `waitForStatus` against the real kernel, in a test namespace.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))

@@ -2,7 +2,10 @@ import Logging
 import Testing
 import TestSupport
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// `ReachabilityWorkQueue` against the real kernel: jobs wait for the default route, are interrupted when it
 /// goes, are retried when they fail, and end when the queue does.

@@ -4,7 +4,7 @@ import Dispatch
 #elseif canImport(Musl)
     import Musl
 #endif
-import NetworkReachability
+import NetworkReachabilityKit
 
 // Creates, starts, stops and releases reachability objects on several threads at once, including listeners
 // that stop themselves or release their object inside the callback, then prints one JSON line with the

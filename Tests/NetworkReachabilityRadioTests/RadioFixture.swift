@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityTesting
 import TestSupport
 

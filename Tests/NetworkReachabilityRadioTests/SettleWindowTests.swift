@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityKit
 import Testing
 
 @testable import NetworkReachabilityRadio

@@ -1,5 +1,5 @@
 import Dispatch
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityTesting
 import Testing
 

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The library's own background threads: they run what they are given, in order, and end once idle, so a
 /// process that is told nothing new sleeps.
@@ -18,7 +21,7 @@ struct BackgroundThreadTests {
         }
         func leave(_ value: Int) {
             lock.withLock {
-                running -= 1; stored.append((value, SystemCall.monotonicMilliseconds()))
+                running -= 1; stored.append((value, MonotonicClock.milliseconds()))
             }
         }
         func append(_ value: Int) { enter(); leave(value) }
@@ -67,7 +70,7 @@ struct BackgroundThreadTests {
         // Given a timer and three actions scheduled out of order
         let timer = DeadlineTimer(name: "test-timer")
         let log = Log()
-        let start = SystemCall.monotonicMilliseconds()
+        let start = MonotonicClock.milliseconds()
         for delay in [60, 20, 40] { timer.schedule(after: .milliseconds(delay)) { log.append(delay) } }
         // When they are due
         waitUntil { log.values.count == 3 }

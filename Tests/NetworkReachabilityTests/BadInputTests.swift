@@ -6,7 +6,10 @@ import Testing
     import Musl
 #endif
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Every public way in, fed hostile text: each answers with the typed error that names the problem, never a trap.
 struct BadInputTests {

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The pure rules that decide which targets a batch of kernel changes can touch.
 struct ChangeSelectionTests {

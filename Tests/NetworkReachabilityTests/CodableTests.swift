@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Snapshots, paths and statuses encode as the JSON `reach --json` prints, and decode back to the same values.
 struct CodableTests {

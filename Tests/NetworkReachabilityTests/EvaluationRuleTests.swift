@@ -1,21 +1,24 @@
 import CNetlink
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The pure rule from a kernel route and its output link to flags (SEMANTICS.md, "Flags").
 struct EvaluationRuleTests {
-    private func route(type: UInt8, gateway: [UInt8]? = nil) throws -> RouteMessage {
+    private func route(type: UInt8, gateway: [UInt8]? = nil) throws -> Route {
         var header: [UInt8] = [UInt8(AF_INET), 32, 0, 0, 254, 4, 0, type]
         header.appendNative(UInt32(0))
         var request = NetlinkRequest(type: UInt16(RTM_NEWROUTE), sequence: 1, familyHeader: header)
         request.appendAttribute(UInt16(RTA_OIF.rawValue), uint32: 2)
         if let gateway { request.appendAttribute(UInt16(RTA_GATEWAY.rawValue), gateway) }
-        return try #require(RouteMessage(NetlinkMessage.split(request.encoded[...]).messages[0]))
+        return try #require(Route(NetlinkMessage.split(request.encoded[...]).messages[0]))
     }
 
-    private func link(flags: UInt32 = cnl_iff_up() | cnl_iff_lower_up(), state: UInt8 = cnl_if_oper_up()) -> LinkMessage {
-        LinkMessage(index: 2, name: "eth0", hardwareType: UInt16(ARPHRD_ETHER), flags: flags, operationalState: state, kind: nil)
+    private func link(flags: UInt32 = cnl_iff_up() | cnl_iff_lower_up(), state: UInt8 = cnl_if_oper_up()) -> Link {
+        Link(index: 2, name: "eth0", hardwareType: UInt16(ARPHRD_ETHER), flags: flags, operationalState: state, kind: nil)
     }
 
     @Test func unicastBehindAGatewayIsReachableOnly() throws {
@@ -54,7 +57,7 @@ struct EvaluationRuleTests {
         #expect(
             TargetEvaluator.flags(route: unicast.path, link: dormant, interfaceType: .wifi)
                 == [.reachable, .connectionRequired, .interventionRequired])
-        let lowerLayerDown = link(state: 7 /* IF_OPER_LOWERLAYERDOWN */)
+        let lowerLayerDown = link(state: 3 /* IF_OPER_LOWERLAYERDOWN */)
         #expect(
             TargetEvaluator.flags(route: unicast.path, link: lowerLayerDown, interfaceType: .wiredEthernet).contains(
                 .connectionRequired))

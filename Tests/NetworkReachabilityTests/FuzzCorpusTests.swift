@@ -3,7 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 
-@_spi(Tooling) @testable import NetworkReachability
+@testable import NetworkReachabilityCore
+@_spi(Tooling) @testable import NetworkReachabilityLinux
 
 /// The fuzz corpus and every input a fuzzer ever crashed on, replayed through the same parsers.
 struct FuzzCorpusTests {

@@ -2,7 +2,10 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The resolver's promises, with a fake blocking lookup in place of getaddrinfo.
 struct HostResolverTests {
@@ -14,7 +17,7 @@ struct HostResolverTests {
         private(set) var running = 0
         private(set) var mostAtOnce = 0
 
-        func lookUp(_ name: String) -> Result<[IPAddress], SystemCall.ResolutionFailure> {
+        func lookUp(_ name: String) -> Result<[IPAddress], ResolutionFailure> {
             lock.withLock {
                 calls += 1
                 running += 1

@@ -5,7 +5,10 @@
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 struct IPAddressTests {
     /// Input, then how inet_ntop prints it.

@@ -2,7 +2,10 @@ import CNetlink
 import Foundation
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Classification on fixture sysfs trees built in a temporary directory.
 struct InterfaceClassifierTests {
@@ -72,7 +75,7 @@ struct InterfaceClassifierTests {
         defer { try? FileManager.default.removeItem(atPath: root) }
         let classifier = InterfaceClassifier(sysfsRoot: root)
         func type(_ name: String, _ hardwareType: UInt16) -> NetworkInterface.InterfaceType {
-            let link = LinkMessage(
+            let link = Link(
                 index: 4, name: name, hardwareType: hardwareType, flags: cnl_iff_up(),
                 operationalState: cnl_if_oper_up(), kind: nil)
             return classifier.interface(for: link).type
@@ -86,7 +89,7 @@ struct InterfaceClassifierTests {
     @Test func cellularInterfacesAreExpensiveAndSetWWAN() throws {
         let root = try sysfs { try interface($0, "wwan0", uevent: "DEVTYPE=wwan\n") }
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let link = LinkMessage(
+        let link = Link(
             index: 7, name: "wwan0", hardwareType: none, flags: cnl_iff_up() | cnl_iff_lower_up(),
             operationalState: cnl_if_oper_unknown(), kind: nil)
         let described = InterfaceClassifier(sysfsRoot: root).interface(for: link)

@@ -6,7 +6,10 @@ import CNetlink
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The requests the queries send, byte by byte: written one after another into one batch buffer, each must
 /// still be a well-formed message with its own length, flags, sequence and family header.

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityKit
 import Testing
 
 /// The pure rules of link details: ModemManager's access-technology bits to generations, and signal steps.

@@ -1,7 +1,10 @@
 import CNetlink
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// RFC 7050 §3: locating 192.0.0.170/171 in DNS64's AAAA answers for ipv4only.arpa.
 struct NAT64DiscoveryTests {

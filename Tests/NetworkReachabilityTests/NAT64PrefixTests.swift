@@ -1,6 +1,9 @@
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// RFC 6052 §2.4's example table, both ways, and what the RFC forbids.
 struct NAT64PrefixTests {

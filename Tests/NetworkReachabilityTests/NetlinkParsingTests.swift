@@ -6,7 +6,10 @@ import CNetlink
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Parsing of captured kernel bytes, and of truncated and lying ones, which must never trap.
 struct NetlinkParsingTests {
@@ -17,14 +20,14 @@ struct NetlinkParsingTests {
     }
 
     @Test func routeReplyForLoopbackIsALocalRouteThroughLo() throws {
-        let route = try #require(RouteMessage(try only(CapturedMessages.routeToLoopback)))
+        let route = try #require(Route(try only(CapturedMessages.routeToLoopback)))
         #expect(route.type == .local)
         #expect(route.outputInterface == 1)
         #expect(route.destination?.description == "127.0.0.1")
         #expect(route.preferredSource?.description == "127.0.0.1")
         #expect(route.gateway == nil)
         #expect(route.table == UInt32(RT_TABLE_MAIN.rawValue))  // lookup replies name main even for local routes
-        let loopback = LinkMessage(
+        let loopback = Link(
             index: 1, name: "lo", hardwareType: UInt16(ARPHRD_LOOPBACK),
             flags: cnl_iff_up() | cnl_iff_lower_up() | cnl_iff_loopback(),
             operationalState: cnl_if_oper_unknown(), kind: nil)
@@ -37,7 +40,7 @@ struct NetlinkParsingTests {
     @Test func errorReplyCarriesTheNegativeErrno() throws {
         let message = try only(CapturedMessages.networkUnreachable)
         #expect(message.errorCode == -ENETUNREACH)
-        #expect(RouteMessage(message) == nil)
+        #expect(Route(message) == nil)
     }
 
     @Test func aDumpsEndSaysWhetherTheDumpFailed() throws {
@@ -53,12 +56,12 @@ struct NetlinkParsingTests {
     }
 
     @Test func addressAndLinkRepliesParse() throws {
-        let address = try #require(AddressMessage(try only(CapturedMessages.loopbackAddress)))
+        let address = try #require(InterfaceAddress(try only(CapturedMessages.loopbackAddress)))
         #expect(address.address.description == "127.0.0.1")
         #expect(address.prefixLength == 8)
         #expect(address.interfaceIndex == 1)
         #expect(address.isUsable)
-        let link = try #require(LinkMessage(try only(CapturedMessages.loopbackLink)))
+        let link = try #require(Link(try only(CapturedMessages.loopbackLink)))
         #expect(link.name == "lo")
         #expect(link.index == 1)
         #expect(link.isLoopback)
@@ -90,10 +93,10 @@ struct NetlinkParsingTests {
         // An attribute whose length runs past the message, and one shorter than its own header
         var attributeTooLong = CapturedMessages.routeToLoopback
         attributeTooLong[28] = 0xF0
-        #expect(RouteMessage(NetlinkMessage.split(attributeTooLong[...]).messages[0]) == nil)
+        #expect(Route(NetlinkMessage.split(attributeTooLong[...]).messages[0]) == nil)
         var attributeTooShort = CapturedMessages.routeToLoopback
         attributeTooShort[28] = 2
-        #expect(RouteMessage(NetlinkMessage.split(attributeTooShort[...]).messages[0]) == nil)
+        #expect(Route(NetlinkMessage.split(attributeTooShort[...]).messages[0]) == nil)
     }
 
     @Test func routeAttributesFirstOneWinsAndAViaIsTheGatewayOnlyWithoutAGateway() throws {
@@ -109,7 +112,7 @@ struct NetlinkParsingTests {
             (UInt16(RTA_OIF.rawValue), [9, 0, 0, 0]),
             (UInt16(RTA_PREFSRC.rawValue), [192, 0, 2, 2]),
         ]
-        let route = try #require(RouteMessage(Self.routeMessage(attributes)))
+        let route = try #require(Route(Self.routeMessage(attributes)))
         #expect(route.table == 10_000)
         #expect(try route.destination == IPAddress("198.51.100.0"))
         #expect(try route.gateway == IPAddress("fe80::1"))
@@ -117,7 +120,7 @@ struct NetlinkParsingTests {
         #expect(try route.preferredSource == IPAddress("192.0.2.2"))
         // With a gateway too, the gateway wins; an output interface shorter than four bytes is none
         let both = try #require(
-            RouteMessage(
+            Route(
                 Self.routeMessage([
                     (UInt16(RTA_VIA.rawValue), via), (UInt16(RTA_GATEWAY.rawValue), [192, 0, 2, 1]),
                     (UInt16(RTA_OIF.rawValue), [7, 0]),
@@ -125,7 +128,7 @@ struct NetlinkParsingTests {
         #expect(try both.gateway == IPAddress("192.0.2.1"))
         #expect(both.outputInterface == nil)
         // An address of the wrong size is no address, and the rest of the message still counts
-        let odd = try #require(RouteMessage(Self.routeMessage([(UInt16(RTA_DST.rawValue), [198, 51, 100])])))
+        let odd = try #require(Route(Self.routeMessage([(UInt16(RTA_DST.rawValue), [198, 51, 100])])))
         #expect(odd.destination == nil)
         #expect(odd.type == .unicast)
     }
@@ -143,12 +146,12 @@ struct NetlinkParsingTests {
             return bytes + gateway
         }
         let multipath = hop([192, 0, 2, 1], interface: 2) + hop([198, 51, 100, 1], interface: 3)
-        let route = try #require(RouteMessage(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), multipath)])))
+        let route = try #require(Route(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), multipath)])))
         #expect(route.hasNextHopChoice)
         #expect(try route.multipathGateways == [IPAddress("192.0.2.1"), IPAddress("198.51.100.1")])
         for length: UInt16 in [7, 200] {
             let lying = hop([192, 0, 2, 1], interface: 2, length: length)
-            #expect(RouteMessage(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), lying)])) == nil, "\(length)")
+            #expect(Route(Self.routeMessage([(UInt16(RTA_MULTIPATH.rawValue), lying)])) == nil, "\(length)")
         }
     }
 
@@ -170,7 +173,7 @@ struct NetlinkParsingTests {
         let (messages, malformed) = NetlinkMessage.split(datagram[...])
         #expect(malformed == 0)
         #expect(messages.count == 2)
-        #expect(RouteMessage(messages[1]) != nil)
+        #expect(Route(messages[1]) != nil)
     }
 
     /// A deterministic mutation run over the captured bytes: flipped bytes and cut tails never trap.
@@ -187,9 +190,9 @@ struct NetlinkParsingTests {
             }
             let cut = bytes.prefix(Int(generator.next() % UInt64(bytes.count + 1)))
             for message in NetlinkMessage.split(cut).messages {
-                _ = RouteMessage(message)
-                _ = LinkMessage(message)
-                _ = AddressMessage(message)
+                _ = Route(message)
+                _ = Link(message)
+                _ = InterfaceAddress(message)
                 _ = message.errorCode
             }
         }

@@ -6,7 +6,10 @@ import CNetlink
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Rule dumps read only far enough to tell the kernel's default policy from any other.
 struct PolicyRuleMessageTests {

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// What a running monitor keeps of router advertisements over time.
 struct AdvertisementLedgerTests {

@@ -6,26 +6,29 @@ import CNetlink
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// The refusing routes the monitor keeps: read once, then kept from notifications.
 struct RefusingRoutesTests {
     private static func route(
-        _ destination: String, _ length: UInt8, type: RouteMessage.RouteType = .unreachable,
+        _ destination: String, _ length: UInt8, type: Route.RouteType = .unreachable,
         table: UInt32 = RouteSharing.mainTable, family: Int32 = AF_INET, priority: UInt32? = nil
-    ) throws -> RouteMessage {
-        var route = RouteMessage(
-            family: UInt8(family), destinationLength: length, table: table, type: type,
+    ) throws -> Route {
+        var route = Route(
+            family: family == AF_INET6 ? .ipv6 : .ipv4, destinationLength: length, table: table, type: type,
             destination: try IPAddress(destination), gateway: nil, preferredSource: nil, outputInterface: nil)
         route.priority = priority
         return route
     }
 
-    private static func prefixes(_ routes: inout RouteSharing.RefusingRoutes, dump: [RouteMessage] = []) throws -> Set<String> {
+    private static func prefixes(_ routes: inout RouteSharing.RefusingRoutes, dump: [Route] = []) throws -> Set<String> {
         var asked: [UInt8] = []
         let prefixes = try routes.prefixes { type in
             asked.append(type)
-            return dump.filter { RouteMessage.RouteType(type) == $0.type }
+            return dump.filter { Route.RouteType(type) == $0.type }
         }
         if !asked.isEmpty { #expect(asked == RouteSharing.RefusingRoutes.types) }
         return Set(prefixes.map { "\($0.address)/\($0.length)" })

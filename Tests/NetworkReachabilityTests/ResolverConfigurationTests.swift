@@ -1,6 +1,9 @@
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// `/etc/resolv.conf` read as a resolver does, and systemd-resolved's files as it writes them (Debian 12's 252).
 struct ResolverConfigurationTests {

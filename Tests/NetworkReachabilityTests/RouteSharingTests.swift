@@ -6,7 +6,10 @@ import CNetlink
 #endif
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// Which targets of a pass one lookup may answer together, and when the kernel's answer for one of them holds
 /// for all: pure rules, checked against the kernel in `IncrementalEvaluationInNamespaceTests`.
@@ -136,11 +139,11 @@ struct RouteSharingTests {
     // MARK: - The representative's answer
 
     private static func route(
-        _ destination: String?, _ length: UInt8, table: UInt32 = main, type: RouteMessage.RouteType = .unicast,
+        _ destination: String?, _ length: UInt8, table: UInt32 = main, type: Route.RouteType = .unicast,
         gateway: String? = "192.0.2.1", source: String? = nil, nextHopChoice: Bool = false
-    ) throws -> RouteMessage {
-        var route = RouteMessage(
-            family: UInt8(AF_INET), destinationLength: length, table: table, type: type,
+    ) throws -> Route {
+        var route = Route(
+            family: .ipv4, destinationLength: length, table: table, type: type,
             destination: try destination.map { try IPAddress($0) }, gateway: try gateway.map { try IPAddress($0) },
             preferredSource: try source.map { try IPAddress($0) }, outputInterface: 2)
         route.hasNextHopChoice = nextHopChoice
@@ -154,8 +157,8 @@ struct RouteSharingTests {
             RouteSharing.sharedAnswer(entry: entry, path: path, after: previous)
         }
         // The same failure, or another; only ENETUNREACH is "no entry"
-        let unreachable = RouteAnswer.noRoute(errno: ENETUNREACH)
-        let refused = RouteAnswer.noRoute(errno: EHOSTUNREACH)
+        let unreachable = RouteAnswer.noRoute(.nothingMatched)
+        let refused = RouteAnswer.noRoute(.unreachable)
         #expect(shared(unreachable, unreachable)?.answer == unreachable)
         #expect(shared(unreachable, unreachable)?.match == MatchedEntry.none)
         #expect(shared(refused, refused)?.answer == refused)

@@ -1,6 +1,9 @@
 import Testing
 
-@testable import NetworkReachability
+import NetworkReachabilityKit
+@testable import NetworkReachabilityCore
+@testable import NetworkReachabilityLinux
+@testable import NetworkReachabilityPOSIX
 
 /// A URL given as a target stands for its host: the most common mistake in reachability trackers is passing one.
 struct URLTargetTests {

@@ -1,5 +1,5 @@
 import Foundation
-import NetworkReachability
+import NetworkReachabilityKit
 import Testing
 import TestSupport
 

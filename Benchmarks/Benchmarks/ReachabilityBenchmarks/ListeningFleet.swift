@@ -1,5 +1,5 @@
 import Dispatch
-import NetworkReachability
+import NetworkReachabilityKit
 import Synchronization
 
 /// Many address targets listening at once, each in 10.0.0.0/8 behind the default route, counting deliveries.

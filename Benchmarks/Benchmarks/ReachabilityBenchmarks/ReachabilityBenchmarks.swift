@@ -1,11 +1,12 @@
 import Benchmark
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
-@_spi(Tooling) import NetworkReachability
+import NetworkReachabilityKit
+@_spi(Tooling) import NetworkReachabilityLinux
 
 // What issue 5 measures, as ordo-one/benchmark benchmarks. The flags reads and the parsing run anywhere;
 // the 10,000-target benchmark changes the default route, so it runs only inside the throw-away namespace

@@ -1,10 +1,10 @@
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
-import NetworkReachability
+import NetworkReachabilityKit
 
 // `ReadLoop ADDRESS [COUNT]`: COUNT flags reads of ADDRESS after 1,000 to warm up, then one JSON line with the
 // nanoseconds per read: the loop scripts/bench-reads runs beside the C round trip (rtm_getroute), outside the

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// The whole path of bytes from the bus, for the fuzzer and the corpus test: a stream read in chunks by the reader a
 /// connection uses (each header decided before its body), each message taken decoded, written back and read again,

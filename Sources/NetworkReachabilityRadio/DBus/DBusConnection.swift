@@ -1,4 +1,6 @@
-import NetworkReachability
+import NetworkReachabilityLinux
+import NetworkReachabilityPOSIX
+import NetworkReachabilityCore
 
 #if canImport(Glibc)
     import Glibc
@@ -119,10 +121,10 @@ final class DBusConnection {
         let serial = try send(
             .methodCall(destination: Self.bus, path: "/org/freedesktop/DBus", interface: Self.bus, member: "Hello"),
             timeoutMilliseconds: timeoutMilliseconds)
-        let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = MonotonicClock.milliseconds() + timeoutMilliseconds
         var answer: DBusMessage?
         while answer == nil {
-            let left = deadline - SystemCall.monotonicMilliseconds()
+            let left = deadline - MonotonicClock.milliseconds()
             guard left > 0, try waitReadable(milliseconds: left) else {
                 throw .timedOut(method: "org.freedesktop.DBus.Hello", milliseconds: timeoutMilliseconds)
             }
@@ -150,7 +152,7 @@ final class DBusConnection {
 
     private func write(_ bytes: [UInt8], timeoutMilliseconds: Int) throws(DBusError) {
         var sent = 0
-        let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = MonotonicClock.milliseconds() + timeoutMilliseconds
         while sent < bytes.count {
             let outcome: SystemCall.Outcome<Int>
             do {
@@ -164,7 +166,7 @@ final class DBusConnection {
             case .completed(let count): sent += count
             case .wouldBlock:
                 var entry = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                let left = deadline - SystemCall.monotonicMilliseconds()
+                let left = deadline - MonotonicClock.milliseconds()
                 guard left > 0, (try? SystemCall.run("poll") { poll(&entry, 1, Int32(clamping: left)) }) ?? 0 > 0 else {
                     throw .timedOut(method: "send", milliseconds: timeoutMilliseconds)
                 }
@@ -179,7 +181,7 @@ final class DBusConnection {
             return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 15)]], as: UTF8.self)
         }.joined()
         try write([0] + Array("AUTH EXTERNAL \(uid)\r\n".utf8), timeoutMilliseconds: timeoutMilliseconds)
-        let deadline = SystemCall.monotonicMilliseconds() + timeoutMilliseconds
+        let deadline = MonotonicClock.milliseconds() + timeoutMilliseconds
         var line: [UInt8] = []
         var byte: UInt8 = 0
         // One byte at a time: nothing the bus sends after its line may be taken for part of it.
@@ -193,7 +195,7 @@ final class DBusConnection {
             case .completed(0): throw .disconnected
             case .completed: line.append(byte)
             case .wouldBlock:
-                let left = deadline - SystemCall.monotonicMilliseconds()
+                let left = deadline - MonotonicClock.milliseconds()
                 guard left > 0, try waitReadable(milliseconds: left) else {
                     throw .timedOut(method: "AUTH EXTERNAL", milliseconds: timeoutMilliseconds)
                 }

@@ -1,3 +1,4 @@
+import NetworkReachabilityLinux
 /// Why a D-Bus exchange failed: bytes that break the wire protocol, a refused authentication, an error reply, a
 /// timeout, or the connection's end.
 package enum DBusError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// What ModemManager's objects say of each modem: its data interfaces, access technologies, signal quality and
 /// strength, and 3GPP registration (roaming).

@@ -1,4 +1,4 @@
-import NetworkReachability
+import NetworkReachabilityCore
 
 /// What NetworkManager's objects say of each device it manages: whether its connection is metered, the signal of the
 /// access point a Wi-Fi device is associated with, and the manager's connectivity check.

@@ -1,9 +1,10 @@
+import NetworkReachabilityPOSIX
 import CCrypt
 import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// `basic_auth_users` of a web configuration: checks a request's `Authorization: Basic` against the users' bcrypt
 /// hashes with the system's crypt(3) (libxcrypt knows `$2a$`, `$2b$` and `$2y$`).

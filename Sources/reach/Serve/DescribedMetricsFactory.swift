@@ -1,5 +1,5 @@
 import CoreMetrics
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import Prometheus
 

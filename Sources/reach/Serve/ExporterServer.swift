@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
-import NetworkReachability
+import NetworkReachabilityKit
 import Prometheus
 import ServiceLifecycle
 

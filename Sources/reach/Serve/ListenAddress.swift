@@ -1,5 +1,5 @@
 import ArgumentParser
-import NetworkReachability
+import NetworkReachabilityKit
 
 /// `--listen ADDR:PORT`: an IPv4 address and a port, or an IPv6 address in brackets and a port (`[::1]:9464`).
 /// Port 0 asks the kernel for a free port; the address `reach serve` really listens on is printed on stderr.

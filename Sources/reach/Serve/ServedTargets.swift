@@ -1,7 +1,7 @@
 import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
-import NetworkReachability
+import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import Prometheus
 

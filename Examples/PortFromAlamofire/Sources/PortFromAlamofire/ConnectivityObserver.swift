@@ -6,7 +6,7 @@
 //   - the `#if canImport` around it all, as the package is a Linux-only dependency (see Package.swift).
 #if canImport(NetworkReachability)
     import Dispatch
-    import NetworkReachability
+    import NetworkReachabilityKit
 
     /// Tells the app's UI whether it is online, and whether the API host is, as the app did with Alamofire.
     public final class ConnectivityObserver {

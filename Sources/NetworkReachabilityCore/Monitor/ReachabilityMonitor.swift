@@ -1,0 +1,443 @@
+import NetworkReachabilityPOSIX
+import CoreMetrics
+import Dispatch
+import Logging
+
+/// The one subscription to a backend's changes that serves every consumer listening through that backend.
+///
+/// Consumers are kept by target, and each distinct target is evaluated once per pass however many listen to it.
+/// The subscription opens with the first consumer and closes, with every descriptor, when the last one leaves. Its
+/// loop runs on a thread of its own: it waits for a batch of changes, evaluates the targets the batch can touch
+/// (``TargetDependency/isTouched(by:of:)``) and those due for a reason of their own, and hands each consumer the
+/// snapshots its rule calls new.
+package final class ReachabilityMonitor: Sendable {
+    /// One distinct target and the consumers that listen to it. Guarded by the monitor's lock.
+    private final class Entry {
+        /// Evaluated in the next pass, whatever the changes: a new consumer, a host's new resolution.
+        var isDue = true
+        /// What `last` rests on.
+        var dependency: TargetDependency?
+        let target: ReachabilityTarget
+        var consumers: [Consumer] = []
+        /// The latest answer, once evaluated.
+        var last: ReachabilitySnapshot?
+
+        init(_ target: ReachabilityTarget) { self.target = target }
+
+        /// Keeps `snapshots[position]` as the latest answer and adds a delivery for each consumer that hears it.
+        func record(
+            _ snapshots: [ReachabilitySnapshot], at position: Int, _ dependency: TargetDependency,
+            into deliveries: inout [Delivery]
+        ) {
+            let previous = last
+            last = snapshots[position]
+            self.dependency = dependency
+            for consumer in consumers where consumer.hears(snapshots[position], after: previous) {
+                deliveries.append(Delivery(consumer: consumer, position: position))
+            }
+        }
+    }
+
+    /// A subscription and the thread that runs its loop.
+    private final class Loop: Sendable {
+        /// Replaced only by the loop's own thread, when a failed subscription is reopened.
+        let current: Locked<any RoutingSubscription>
+        let stopRequested = Locked(false)
+        let thread = Locked(ThreadState.starting)
+        init(_ subscription: any RoutingSubscription) { current = Locked(subscription) }
+        var subscription: any RoutingSubscription { current.withLock { $0 } }
+    }
+
+    /// The loop's thread as its starter and its end see it: whichever comes second joins or detaches it.
+    private enum ThreadState {
+        /// Not started yet, or its handle not stored yet.
+        case starting
+        case running(DedicatedThread)
+        /// Ended, or asked to, before its handle was stored.
+        case ended
+    }
+
+    private struct State {
+        var entries: [ReachabilityTarget: Entry] = [:]
+        var loop: Loop?
+        /// What closed subscriptions counted, and the evaluations of every pass.
+        var counted = MonitorStatistics()
+        /// The loggers of the consumers whose logger logs anything at all (a silent one's level is `critical`).
+        var loggers: [ObjectIdentifier: Logger] = [:]
+        /// Where paths get their interface's ``LinkDetails``, once one is attached.
+        var detailsSource: (any LinkDetailsSource)?
+    }
+
+    /// The backend the monitor listens to, for reads too.
+    package let backend: any RoutingBackend
+    /// What it records through swift-metrics.
+    private let metrics: MonitorMetrics
+    // Guarded by its lock; never held while calling a consumer or joining the thread.
+    private let state = Locked(State())
+
+    /// A monitor of `backend`; it subscribes when the first consumer is added.
+    ///
+    /// - Parameter metricsFactory: where its metrics go; the bootstrapped backend (none: nothing recorded) unless
+    ///   a test gives one.
+    package init(backend: any RoutingBackend, metricsFactory: (any MetricsFactory)? = nil) {
+        self.backend = backend
+        metrics = MonitorMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        backend.hosts.onChange { [weak self] name in self?.reevaluate(host: name) }
+    }
+
+    // MARK: - Consumers
+
+    /// Starts delivering to `consumer`: its target's first snapshot as soon as the target is evaluated, then each
+    /// one its rule calls new. Opens the subscription when it is the first.
+    ///
+    /// - Parameters:
+    ///   - resolutionTimeout: for a host target, how long one resolution may take.
+    ///   - logger: where the monitor's own events go while the consumer listens.
+    /// - Throws: when the subscription cannot be opened.
+    package func add(_ consumer: Consumer, resolutionTimeout: Duration, logger: Logger) throws(ReachabilityError) {
+        // Watched before the consumer is visible, so no evaluation meets the name unknown to the directory.
+        if let name = consumer.target.hostName { backend.hosts.watch(name, timeout: resolutionTimeout) }
+        let opened: (Loop, isNew: Bool)
+        do {
+            opened = try state.withLock { (state: inout State) throws(ReachabilityError) -> (Loop, Bool) in
+                let existing = state.loop
+                let loop: Loop
+                if let existing { loop = existing } else { loop = Loop(try backend.subscribe()) }
+                state.loop = loop
+                let entry = state.entries[consumer.target] ?? Entry(consumer.target)
+                state.entries[consumer.target] = entry
+                entry.consumers.append(consumer)
+                entry.isDue = true
+                if logger.logLevel < .critical { state.loggers[ObjectIdentifier(consumer)] = logger }
+                return (loop, existing == nil)
+            }
+        } catch {
+            if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
+            throw error
+        }
+        let (loop, isNew) = opened
+        if isNew {
+            do {
+                let started = try DedicatedThread { [self] in run(loop) }
+                let endedAlready = loop.thread.withLock { thread in
+                    guard case .starting = thread else { return true }
+                    thread = .running(started)
+                    return false
+                }
+                if endedAlready { started.detach() }
+            } catch {
+                // Never heard anything: it leaves without being told.
+                stop(detach(consumer))
+                throw ReachabilityError(error)
+            }
+        }
+        loop.subscription.wake()
+    }
+
+    /// Stops delivering to `consumer` and calls its `finish`; the last one out closes the subscription and joins its
+    /// thread. Safe from any thread, a delivery's included; the consumer hears nothing more once this returns.
+    package func remove(_ consumer: Consumer) {
+        guard consumer.end(because: nil) else { return }
+        stop(detach(consumer))
+    }
+
+    /// Takes `consumer` out of the registry; returns the loop when it was the last one, for ``stop(_:)``.
+    private func detach(_ consumer: Consumer) -> Loop? {
+        let finished: Loop? = state.withLock { state in
+            state.loggers[ObjectIdentifier(consumer)] = nil
+            guard let entry = state.entries[consumer.target] else { return nil }
+            entry.consumers.removeAll { $0 === consumer }
+            if entry.consumers.isEmpty { state.entries[consumer.target] = nil }
+            guard state.entries.isEmpty, let loop = state.loop else { return nil }
+            state.loop = nil
+            state.counted = state.counted.adding(loop.subscription.statistics)
+            return loop
+        }
+        if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
+        return finished
+    }
+
+    /// Stops `loop`, if there is one: its thread ends and is joined, and its subscription closes.
+    private func stop(_ loop: Loop?) {
+        guard let finished = loop else { return }
+        finished.stopRequested.withLock { $0 = true }
+        finished.subscription.wake()
+        Self.takeThread(of: finished)?.join()
+    }
+
+    /// The loop's thread, for its end to join. `nil` while its starter has not stored it yet: the loop's first
+    /// delivery can come first, and a consumer that stops inside it can end the loop. The starter then detaches it.
+    private static func takeThread(of loop: Loop) -> DedicatedThread? {
+        loop.thread.withLock { thread in
+            guard case .running(let running) = thread else {
+                thread = .ended
+                return nil
+            }
+            return running
+        }
+    }
+
+    /// Evaluates the targets that resolve `name` (the host, and the host restricted to interface types) again soon,
+    /// if anyone listens to them: the name's resolution changed.
+    func reevaluate(host name: HostName) {
+        markDue { target, _ in target.hostName == name }
+    }
+
+    /// Marks the listened targets `isAffected` picks due for the next pass, and wakes the loop if there are any.
+    private func markDue(where isAffected: (ReachabilityTarget, Entry) -> Bool) {
+        let loop: Loop? = state.withLock { state in
+            var found = false
+            for (target, entry) in state.entries where isAffected(target, entry) {
+                entry.isDue = true
+                found = true
+            }
+            return found ? state.loop : nil
+        }
+        loop?.subscription.wake()
+    }
+
+    // MARK: - Link details
+
+    /// Gives every path this monitor reports, read or delivered, the details `source` knows of its interface, and
+    /// evaluates the listened targets again now and whenever the source says an interface's details changed.
+    /// Replaces an earlier source.
+    package func attach(_ source: any LinkDetailsSource) {
+        state.withLock { $0.detailsSource = source }
+        source.onChange { [weak self] interfaces in self?.reevaluate(interfaces: interfaces) }
+        reevaluate(interfaces: nil)
+    }
+
+    /// Every interface (`networkctl`'s list), each with the details the attached source knows of it.
+    package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
+        let source = state.withLock { $0.detailsSource }
+        return try backend.interfaces().map { status in
+            var detailed = status
+            detailed.details = source?.details(of: status.interface)
+            return detailed
+        }
+    }
+
+    /// `snapshot` with its interface's details, when a source is attached.
+    package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+        state.withLock { $0.detailsSource }?.detailed(snapshot) ?? snapshot
+    }
+
+    /// Evaluates again soon the targets whose last path used one of `interfaces` (every target for `nil`).
+    private func reevaluate(interfaces: Set<String>?) {
+        markDue { _, entry in
+            guard let interfaces else { return true }
+            return entry.last?.path.interface.map { interfaces.contains($0.name) } ?? false
+        }
+    }
+
+    /// The factory of the monitor's metrics, for what is built on it to record beside them.
+    package var metricsFactory: any MetricsFactory { metrics.factory }
+
+    /// What the monitor and its subscriptions have counted, the open one included.
+    package var statistics: MonitorStatistics {
+        state.withLock { state in state.loop.map { state.counted.adding($0.subscription.statistics) } ?? state.counted }
+    }
+
+    /// The descriptors the open subscription holds (none when closed).
+    package var openDescriptors: [Int32] { state.withLock { $0.loop?.subscription.descriptors ?? [] } }
+
+    /// Whether a subscription is open now.
+    package var isSubscribed: Bool { state.withLock { $0.loop != nil } }
+
+    // MARK: - The loop
+
+    private func run(_ loop: Loop) {
+        var change = RoutingChange.woken
+        var reopened = false
+        var finalError: ReachabilityError?
+        while !loop.stopRequested.withLock({ $0 }) {
+            switch change {
+            case .failed(let error):
+                // Reopen once and evaluate everything: a lost subscription must not leave stale answers. A deleted
+                // namespace cannot come back, so there is nothing to reopen.
+                let isFinal = if case .networkNamespaceDeleted = error { true } else { false }
+                let retry = !reopened && !isFinal
+                log(.error, "kernel subscription failed: \(error)\(retry ? "; reopening it" : "; giving up")")
+                guard retry, let fresh = try? backend.subscribe() else {
+                    finalError = error
+                    break
+                }
+                reopened = true
+                let failed = loop.current.withLock { current in
+                    defer { current = fresh }
+                    return current
+                }
+                failed.close()
+                change = .changed(.everything)
+                continue
+            case .changed(let changes):
+                let start = ContinuousClock.now
+                backend.hosts.refreshWatched()
+                pass(after: changes, through: loop.subscription)
+                let elapsed = (ContinuousClock.now - start).components
+                metrics.changeToDelivery.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+            case .resolverConfigurationChanged:
+                backend.hosts.refreshWatched()
+                markDue { target, _ in target.isInternet }  // its path says whether a name server exists
+                pass(after: NetworkChanges(), through: loop.subscription)
+            case .woken:
+                pass(after: NetworkChanges(), through: loop.subscription)
+            }
+            if finalError != nil { break }
+            let before = loop.subscription.statistics
+            change = loop.subscription.waitForChanges()
+            report(change, counted: loop.subscription.statistics, since: before)
+        }
+        loop.subscription.close()
+        if let finalError { abandon(loop, because: finalError) }
+    }
+
+    /// After an unrecoverable failure: every consumer ends and is told why, so sequences end instead of waiting
+    /// forever, and the next consumer opens a new subscription.
+    private func abandon(_ loop: Loop, because error: ReachabilityError) {
+        let dropped: [Consumer] = state.withLock { state in
+            guard state.loop === loop else { return [] }  // the last consumer left meanwhile
+            state.loop = nil
+            state.counted = state.counted.adding(loop.subscription.statistics)
+            defer {
+                state.entries.removeAll()
+                state.loggers.removeAll()
+            }
+            return state.entries.values.flatMap(\.consumers)
+        }
+        // On its own thread: detached, as nobody will join it now.
+        Self.takeThread(of: loop)?.join()
+        for consumer in dropped {
+            if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
+            consumer.end(because: error)
+        }
+    }
+
+    /// Evaluates the targets `changes` can have touched and those due for a reason of their own, each distinct
+    /// target once, then hands each consumer what its rule calls new. Targets go through in parts of ``partSize``,
+    /// each evaluated, recorded and delivered before the next.
+    private func pass(after changes: NetworkChanges, through subscription: any RoutingSubscription) {
+        // With whether each is due for a reason of its own: then nothing of its last answer may be reused.
+        let due: [(entry: Entry, isMarked: Bool)] = state.withLock { state in
+            var due: [(entry: Entry, isMarked: Bool)] = []
+            for entry in state.entries.values {
+                if entry.isDue {
+                    due.append((entry, true))
+                    entry.isDue = false
+                } else if let dependency = entry.dependency, dependency.isTouched(by: changes, of: entry.target) {
+                    due.append((entry, false))
+                }
+            }
+            state.counted.targetEvaluations += due.count
+            return due
+        }
+        if !due.isEmpty { metrics.evaluations.increment(by: due.count) }
+        for start in stride(from: 0, to: due.count, by: Self.partSize) {
+            evaluate(due[start..<min(start + Self.partSize, due.count)], after: changes, through: subscription)
+        }
+        // A host's pending state has now been heard: only then may its first resolution start.
+        for (entry, _) in due { if let name = entry.target.hostName { backend.hosts.beginResolving(name) } }
+    }
+
+    /// Targets per part of a pass. While the monitor's thread evaluates a part, the queues' threads deliver the one
+    /// before: 10,000 listening targets hear a default route's removal in about 8 ms in parts of this size, 15 ms in
+    /// one (`Benchmarks/`).
+    static let partSize = 512
+
+    /// One part of a pass: its targets evaluated, their answers recorded, and what consumers hear delivered.
+    private func evaluate(
+        _ part: ArraySlice<(entry: Entry, isMarked: Bool)>, after changes: NetworkChanges,
+        through subscription: any RoutingSubscription
+    ) {
+        let targets = state.withLock { _ in
+            part.map { DueTarget($0.entry.target, previous: $0.isMarked ? nil : $0.entry.dependency) }
+        }
+        let evaluations = subscription.evaluate(targets, after: changes)
+        let detailsSource = state.withLock { $0.detailsSource }
+        var snapshots: [ReachabilitySnapshot] = []
+        snapshots.reserveCapacity(evaluations.count)
+        for (target, evaluation) in zip(targets, evaluations) {
+            switch evaluation.result {
+            case .success(let snapshot): snapshots.append(detailsSource?.detailed(snapshot) ?? snapshot)
+            case .failure(let error):
+                log(.warning, "evaluating \(target.target) failed: \(error)")
+                snapshots.append(ReachabilitySnapshot(target: target.target, flags: [], path: .none))
+            }
+        }
+        let deliveries: [Delivery] = state.withLock { state in
+            var deliveries: [Delivery] = []
+            for (position, (entry, _)) in zip(snapshots.indices, part) {
+                // An entry whose last consumer left during the pass is gone; one made anew since is due of its own.
+                guard !entry.consumers.isEmpty else { continue }
+                entry.record(snapshots, at: position, evaluations[position].dependency, into: &deliveries)
+            }
+            return deliveries
+        }
+        if !deliveries.isEmpty { metrics.deliveries.increment(by: deliveries.count) }
+        deliver(deliveries, of: snapshots)
+    }
+
+    /// A snapshot for one consumer: the one at `position` in its part's list.
+    private struct Delivery {
+        let consumer: Consumer
+        let position: Int
+    }
+
+    /// Calls the consumers without a queue now, on this thread, and sends each queue its deliveries as one block.
+    ///
+    /// A delivery names its snapshot by position in the part's list, which each block holds once: the path that the
+    /// targets behind one route share is then not retained per delivery on this thread while the queue's thread
+    /// releases it, the two fighting over its count (`Benchmarks/`, 10,000 listening targets).
+    private func deliver(_ deliveries: [Delivery], of snapshots: [ReachabilitySnapshot]) {
+        var queued: [(queue: DispatchQueue, deliveries: [Delivery])] = []  // most passes see one queue
+        for delivery in deliveries {
+            guard let queue = delivery.consumer.queue else {
+                delivery.consumer(snapshots[delivery.position])
+                continue
+            }
+            if let index = queued.lastIndex(where: { $0.queue === queue }) {
+                queued[index].deliveries.append(delivery)
+            } else {
+                queued.append((queue, [delivery]))
+            }
+        }
+        for (queue, deliveries) in queued {
+            queue.async { for delivery in deliveries { delivery.consumer(snapshots[delivery.position]) } }
+        }
+    }
+
+    // MARK: - Logging
+
+    /// Logs what one wait brought: overflows and dropped messages always, each batch at debug level.
+    private func report(_ change: RoutingChange, counted now: MonitorStatistics, since before: MonitorStatistics) {
+        if now.resynchronizations > before.resynchronizations {
+            metrics.resynchronizations.increment(by: now.resynchronizations - before.resynchronizations)
+            log(
+                .notice, "kernel socket overflowed (ENOBUFS): state re-read, resynchronizations so far: \(now.resynchronizations)"
+            )
+        }
+        if now.foreignMessages > before.foreignMessages {
+            let dropped = now.foreignMessages - before.foreignMessages
+            metrics.foreignMessages.increment(by: dropped)
+            log(.warning, "dropped \(dropped) netlink messages not sent by the kernel (\(now.foreignMessages) so far)")
+        }
+        if now.malformedMessages > before.malformedMessages {
+            let dropped = now.malformedMessages - before.malformedMessages
+            metrics.malformedMessages.increment(by: dropped)
+            log(.warning, "dropped \(dropped) malformed kernel messages (\(now.malformedMessages) so far)")
+        }
+        log(.debug, "kernel change: \(change)")
+    }
+
+    /// Logs once per distinct label among the loggers of the consumers listening now.
+    private func log(_ level: Logger.Level, _ message: @autoclosure () -> Logger.Message) {
+        let loggers = state.withLock { state -> [String: Logger] in
+            var loggers: [String: Logger] = [:]
+            for logger in state.loggers.values where logger.logLevel <= level { loggers[logger.label] = logger }
+            return loggers
+        }
+        guard !loggers.isEmpty else { return }
+        let text = message()
+        for logger in loggers.values { logger.log(level: level, text) }
+    }
+}

@@ -1,0 +1,227 @@
+import NetworkReachabilityCore
+import CNetlink
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The one seam through which the package makes system calls.
+///
+/// Each call reads `errno` at once, retries `EINTR`, reports would-block as a value where the caller
+/// asks for it, and throws ``ReachabilityError/systemCallFailed(call:errno:)`` naming the call.
+package enum SystemCall {
+    /// What a non-blocking call did.
+    package enum Outcome<Value> {
+        case completed(Value)
+        case wouldBlock
+    }
+
+    /// Runs a call that returns -1 and sets `errno` on failure, retrying `EINTR`.
+    @discardableResult
+    package static func run<Result: BinaryInteger>(_ name: String, _ body: () -> Result) throws(ReachabilityError) -> Result {
+        while true {
+            let result = body()
+            if result >= 0 { return result }
+            let error = errno
+            if error == EINTR { continue }
+            throw .systemCallFailed(call: name, errno: error)
+        }
+    }
+
+    /// Like ``run(_:_:)``, but `EAGAIN`/`EWOULDBLOCK` come back as ``Outcome/wouldBlock``.
+    package static func runNonBlocking<Result: BinaryInteger>(
+        _ name: String, _ body: () -> Result
+    ) throws(ReachabilityError) -> Outcome<Result> {
+        while true {
+            let result = body()
+            if result >= 0 { return .completed(result) }
+            let error = errno
+            if error == EINTR { continue }
+            if error == EAGAIN || error == EWOULDBLOCK { return .wouldBlock }
+            throw .systemCallFailed(call: name, errno: error)
+        }
+    }
+
+    /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway).
+    package static func close(_ descriptor: Int32) {
+        _ = libcClose(descriptor)
+    }
+
+    /// Reads what a non-blocking descriptor holds into `buffer`: the byte count, or `nil` once it would block,
+    /// is at its end, or fails.
+    package static func readAvailable(_ descriptor: Int32, into buffer: inout [UInt8]) -> Int? {
+        let outcome = try? runNonBlocking("read") { buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) } }
+        guard case .completed(let count)? = outcome, count > 0 else { return nil }
+        return count
+    }
+
+    /// Adds one to an eventfd's counter, waking whoever polls it; a full counter already wakes them.
+    package static func signalEvent(_ descriptor: Int32) {
+        var one: UInt64 = 1
+        _ = try? runNonBlocking("write(eventfd)") { write(descriptor, &one, 8) }
+    }
+
+    /// Returns once no routing change holds the kernel's RTNL lock (see `cnl_await_routing_lock`).
+    static func awaitRoutingLock(_ descriptor: Int32) {
+        _ = try? run("ioctl(SIOCGIFCONF)") { cnl_await_routing_lock(descriptor) }
+    }
+
+    /// Resets an eventfd's counter after a wake-up.
+    static func consumeEvent(_ descriptor: Int32) {
+        var value: UInt64 = 0
+        _ = try? runNonBlocking("read(eventfd)") { read(descriptor, &value, 8) }
+    }
+
+    /// A non-blocking, close-on-exec eventfd that wakes a `poll`; -1 when none can be had.
+    package static func wakeDescriptor() -> Int32 { cnl_wake_eventfd() }
+
+    /// A non-blocking, close-on-exec inotify descriptor; -1 when none can be had.
+    package static func inotifyDescriptor() -> Int32 { cnl_inotify_open() }
+
+    /// The inotify events of a file written, created, moved, deleted or changed in its attributes.
+    package static var inotifyChangeMask: UInt32 { cnl_inotify_change_mask() }
+
+    /// Watches `path` on an inotify descriptor; `nil` when it cannot be watched (it does not exist).
+    package static func addWatch(_ inotify: Int32, path: String, mask: UInt32) -> Int32? {
+        try? run("inotify_add_watch(\(path))") { inotify_add_watch(inotify, path, mask) }
+    }
+
+    /// The device and inode of the file at `path` (links followed), which name a namespace; `nil` if absent.
+    static func fileIdentity(_ path: String) -> [UInt64]? {
+        var info = stat()
+        guard (try? run("stat(\(path))") { stat(path, &info) }) != nil else { return nil }
+        return [UInt64(info.st_dev), UInt64(info.st_ino)]
+    }
+
+    /// The names in a directory (without `.` and `..`); none when it cannot be read.
+    static func directoryEntries(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Reads a small text file whole, or `nil` when it cannot be read (sysfs attributes, uevent).
+    static func readSmallFile(_ path: String, limit: Int = 8192) -> String? {
+        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: limit)
+        var total = 0
+        while total < limit {
+            let count = buffer.withUnsafeMutableBytes { raw in
+                read(descriptor, raw.baseAddress! + total, limit - total)
+            }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            total += count
+        }
+        return String(decoding: buffer[..<total], as: UTF8.self)
+    }
+
+    /// Resolves `name` with `getaddrinfo` (so /etc/hosts, nsswitch and the system's DNS apply). Blocks: call it
+    /// only from the resolver's pool. Internationalized names are encoded by glibc (`AI_IDN`, in UTF-8).
+    /// With `ipv6Only`, only AAAA answers come back (`AF_INET6`, no `AI_V4MAPPED`).
+    static func resolve(_ name: String, ipv6Only: Bool = false) -> Result<[IPAddress], ResolutionFailure> {
+        var hints = addrinfo()
+        hints.ai_family = ipv6Only ? AF_INET6 : AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)  // one entry per address, not one per socket type
+        var list: UnsafeMutablePointer<addrinfo>?
+        let code = cnl_getaddrinfo_utf8(name, &hints, &list)
+        defer { if let list { freeaddrinfo(list) } }
+        guard code == 0 else {
+            let message =
+                code == EAI_SYSTEM
+                ? "system error: " + ReachabilityError.words(forErrno: errno) : String(cString: gai_strerror(code))
+            return .failure(ResolutionFailure(message: message, isNoAddress: code == cnl_eai_nodata()))
+        }
+        var addresses: [IPAddress] = []
+        var entry = list
+        while let current = entry {
+            if let address = current.pointee.ai_addr.flatMap(Self.address(from:)), !addresses.contains(address) {
+                addresses.append(address)
+            }
+            entry = current.pointee.ai_next
+        }
+        return .success(addresses)
+    }
+
+    private static func address(from socketAddress: UnsafeMutablePointer<sockaddr>) -> IPAddress? {
+        switch Int32(socketAddress.pointee.sa_family) {
+        case AF_INET:
+            return socketAddress.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                withUnsafeBytes(of: pointer.pointee.sin_addr) { IPAddress(networkOrder: $0) }
+            }
+        case AF_INET6:
+            return socketAddress.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                let scope = pointer.pointee.sin6_scope_id
+                return withUnsafeBytes(of: pointer.pointee.sin6_addr) {
+                    IPAddress(networkOrder: $0, zone: scope == 0 ? nil : String(scope))
+                }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Sends an ICMPv6 Router Solicitation to ff02::2 out of `interfaceIndex`; best effort (it needs a raw
+    /// socket, so CAP_NET_RAW), silent on failure.
+    static func sendRouterSolicitation(interfaceIndex: Int) {
+        let descriptor = socket(AF_INET6, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), Int32(IPPROTO_ICMPV6))
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var hops: Int32 = 255  // RFC 4861 §6.1.1: receivers drop solicitations with another hop limit
+        var index = UInt32(interfaceIndex)
+        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_HOPS, &hops, socklen_t(MemoryLayout<Int32>.size))
+        _ = setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_MULTICAST_IF, &index, socklen_t(MemoryLayout<UInt32>.size))
+        var destination = sockaddr_in6()
+        destination.sin6_family = sa_family_t(AF_INET6)
+        withUnsafeMutableBytes(of: &destination.sin6_addr) { bytes in
+            for (offset, byte) in [0xFF, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02].enumerated() {
+                bytes[offset] = UInt8(byte)
+            }
+        }
+        destination.sin6_scope_id = UInt32(interfaceIndex)
+        let solicitation: [UInt8] = [133, 0, 0, 0, 0, 0, 0, 0]  // type, code, checksum (kernel fills), reserved
+        _ = solicitation.withUnsafeBytes { message in
+            withUnsafePointer(to: &destination) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor, message.baseAddress, message.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        }
+    }
+
+    /// Blocks until `descriptor` is readable or `milliseconds` pass; returns whether it is readable.
+    static func waitReadable(_ descriptor: Int32, milliseconds: Int) throws(ReachabilityError) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return try run("poll") { poll(&entry, 1, Int32(clamping: milliseconds)) } > 0
+    }
+
+    /// Whether a path exists (`access(F_OK)`).
+    static func pathExists(_ path: String) -> Bool {
+        path.withCString { access($0, F_OK) } == 0
+    }
+
+    /// The last component of a symbolic link's target, or `nil` when it is no link.
+    static func linkTargetName(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let count = path.withCString { readlink($0, &buffer, buffer.count - 1) }
+        guard count > 0 else { return nil }
+        let target = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return target.split(separator: "/").last.map(String.init)
+    }
+}
+
+/// The C library's `close`, named apart from `SystemCall.close(_:)` and the sockets' own `close()`, which hide it.
+func libcClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// The C library's `send`, named apart from `NetlinkSocket.send(_:)`, which hides it.
+package func libcSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {
+    send(descriptor, bytes, count, flags)
+}
