@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "NetworkReachabilityValidationCore", targets: ["NetworkReachabilityValidationCore"]),
         .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
         .library(name: "NetworkReachabilityRadio", targets: ["NetworkReachabilityRadio"]),
+        .library(name: "NetworkReachabilityExporter", targets: ["NetworkReachabilityExporter"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     dependencies: [
@@ -111,14 +112,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The `reach` command: argument parsing and printing, and `reach serve`'s HTTP exporter on SwiftNIO's
-        // HTTP/1, TLS and gzip (all already built for the validator's client).
-        .executableTarget(
-            name: "reach",
+        // `reach serve`'s exporter, for a server to embed: each target's Prometheus series in the server's own
+        // registry, the JSON of `/status` and `/events`, and the HTTP/1 server on SwiftNIO with TLS, basic
+        // authentication and gzip that `reach serve` runs.
+        .target(
+            name: "NetworkReachabilityExporter",
             dependencies: [
-                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
-                "NetworkReachabilityValidation", "NetworkReachabilityRadio", "CCrypt",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore", "CCrypt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -127,6 +127,23 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The `reach` command: argument parsing and printing, and `reach serve`'s HTTP exporter on SwiftNIO's
+        // HTTP/1, TLS and gzip (all already built for the validator's client).
+        .executableTarget(
+            name: "reach",
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                "NetworkReachabilityValidation", "NetworkReachabilityRadio", "NetworkReachabilityExporter",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -201,8 +218,19 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "NetworkReachabilityExporterTests",
+            dependencies: [
+                "NetworkReachabilityExporter", "NetworkReachabilityCore", "NetworkReachabilityTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "ReachCLITests",
-            dependencies: ["reach", "TestSupport"],
+            dependencies: ["reach", "NetworkReachabilityExporter", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ]

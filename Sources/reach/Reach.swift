@@ -4,6 +4,7 @@ import ArgumentParser
 #elseif canImport(Musl)
     import Musl
 #endif
+import NetworkReachabilityExporter
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 

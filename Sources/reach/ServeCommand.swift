@@ -4,6 +4,7 @@ import Dispatch
 import Logging
 import NIOCore
 import NIOPosix
+import NetworkReachabilityExporter
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import Prometheus
@@ -96,21 +97,14 @@ struct ServeCommand: AsyncParsableCommand {
             try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
         }
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let served = ServedTargets(
-            arguments.enumerated().map { ($1.text, $0 == validated) }, registry: registry, eventLoop: group.next())
-        for (index, reachability) in watched.enumerated() {
-            try reachability.addConsumer(
-                rule: .snapshot, deliver: { snapshot in served.receive(snapshot, forTarget: index) },
-                finish: { Self.endIfListeningFailed(reachability) })
-        }
         var validator: ConnectivityValidator?
         if let configuration, let validated {
-            let started = try ConnectivityValidator(reachability: watched[validated], configuration: configuration)
-            started.startListening(onQueue: DispatchQueue(label: "reach.validation")) { outcome in
-                served.receive(outcome, forTarget: validated)
-            }
-            validator = started
+            validator = try ConnectivityValidator(reachability: watched[validated], configuration: configuration)
         }
+        let exporter = try ReachabilityExporter(
+            targets: Array(zip(arguments.map(\.text), watched)), validator: validator, registry: registry,
+            eventLoop: group.next(), listeningEnded: Self.endIfListeningFailed)
+        let served = exporter.served
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()
 
@@ -136,7 +130,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The event loop is not shut down: the process ends here, and a delivery still on its way to the loop would
         // find it gone.
         reloading.cancel()
-        validator?.close()
+        exporter.close()
     }
 
     /// Says on stderr when the server is reachable from beyond this host without TLS, or without authentication.

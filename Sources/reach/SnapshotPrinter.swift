@@ -1,4 +1,4 @@
-import FoundationEssentials
+import NetworkReachabilityExporter
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
@@ -50,43 +50,6 @@ struct SnapshotPrinter: Sendable {
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.
     static func jsonLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome? = nil) -> String {
-        Output.jsonLine(Record(snapshot: snapshot, target: target, validation: validation))
-    }
-
-    /// The library's encoding of the snapshot, plus what only the command knows: when it printed the line, and
-    /// the probe's answer with `--validate`.
-    private struct Record: Encodable {
-        enum CodingKeys: String, CodingKey { case time, validation, loginURL, validationFailure }
-
-        let snapshot: ReachabilitySnapshot
-        let target: String
-        let validation: ValidationOutcome?
-
-        func encode(to encoder: any Encoder) throws {
-            try snapshot.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(Date.now.formatted(Self.timeFormat), forKey: .time)
-            if let validation {  // only with --validate
-                try container.encode(validation.name, forKey: .validation)
-                if case .captivePortal(let loginURL) = validation {
-                    try container.encode(loginURL, forKey: .loginURL)
-                } else {
-                    try container.encodeNil(forKey: .loginURL)
-                }
-                if case .limited(let reason) = validation {
-                    try container.encode(reason, forKey: .validationFailure)
-                } else {
-                    try container.encodeNil(forKey: .validationFailure)
-                }
-            }
-            // The target as the user typed it ("the address as given"), over the library's canonical text.
-            var target = encoder.container(keyedBy: TargetKey.self)
-            try target.encode(self.target, forKey: .target)
-        }
-
-        private enum TargetKey: String, CodingKey { case target }
-
-        /// ISO 8601 in UTC with milliseconds: `2026-11-22T12:00:00.000Z`.
-        private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+        StatusRecord.line(snapshot, target: target, validation: validation)
     }
 }

@@ -1,4 +1,5 @@
 import NetworkReachabilityPOSIX
+import NetworkReachabilityExporter
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@testable import reach
+@testable import NetworkReachabilityExporter
 
 /// `--web-config` files as node_exporter's users write them, and those that must be refused with a reason.
 struct WebConfigurationTests {

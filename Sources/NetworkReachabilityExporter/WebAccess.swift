@@ -5,30 +5,30 @@ import NIOSSL
 /// Who may talk to `reach serve`, from its web configuration: the TLS every new connection is wrapped in, and the
 /// users a request must be one of. Read at start and again on SIGHUP (``reload()``); a connection takes what is
 /// current when it opens, so certificates that were renewed serve the next connection.
-final class WebAccess: Sendable {
+package final class WebAccess: Sendable {
     /// What one reading of the configuration gives.
-    struct Current: Sendable {
-        var tls: ServerTLS?
-        var authentication: BasicAuthentication?
+    package struct Current: Sendable {
+        package var tls: ServerTLS?
+        package var authentication: BasicAuthentication?
     }
 
     /// The configuration file, when `--web-config` names one.
-    let path: String?
+    package let path: String?
     private let current: NIOLockedValueBox<Current>
 
     /// Reads `path` (none: plain HTTP, no authentication).
     ///
     /// - Throws: ``WebConfigurationError`` naming the file and what is wrong.
-    init(path: String?) throws(WebConfigurationError) {
+    package init(path: String?) throws(WebConfigurationError) {
         self.path = path
         current = NIOLockedValueBox(try Self.read(path))
     }
 
     /// What connections opening now are served with.
-    var now: Current { current.withLockedValue { $0 } }
+    package var now: Current { current.withLockedValue { $0 } }
 
     /// Reads the file again; returns the error, and keeps serving with what was read before, when it cannot be used.
-    func reload() -> WebConfigurationError? {
+    package func reload() -> WebConfigurationError? {
         do {
             let fresh = try Self.read(path)
             current.withLockedValue { $0 = fresh }

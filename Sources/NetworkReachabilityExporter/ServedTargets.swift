@@ -1,8 +1,8 @@
 import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
-import NetworkReachabilityKit
-import NetworkReachabilityValidation
+import NetworkReachabilityCore
+import NetworkReachabilityValidationCore
 import Prometheus
 
 /// The targets `reach serve` publishes: each one's last state, in the registry and for `/status`, and the event
@@ -15,7 +15,7 @@ import Prometheus
 /// and at most every ``turnInterval`` otherwise: however fast the routes churn, the loop's work is bounded by the
 /// number of targets ten times a second, nothing queues up behind it, a scrape waits at most one step, and the last
 /// state of a burst is always shown.
-final class ServedTargets: @unchecked Sendable {
+package final class ServedTargets: @unchecked Sendable {
     private struct Target {
         let text: String
         let gauges: TargetGauges
@@ -46,8 +46,8 @@ final class ServedTargets: @unchecked Sendable {
     private var unshown: Int
     private let ready: EventLoopPromise<Void>
     private let inbox = NIOLockedValueBox(Inbox())
-    /// When the last turn began.
-    private var lastTurn = NIODeadline.uptimeNanoseconds(0)
+    /// When the last turn began, on the loop's clock; `nil` before the first.
+    private var lastTurn: NIODeadline?
     /// The turn in progress: what it took from the inbox, and the targets still to show.
     private var turn: (received: Inbox, left: ArraySlice<Int>)?
     /// Whether changes came while a turn was in progress, so another must follow it.
@@ -63,7 +63,7 @@ final class ServedTargets: @unchecked Sendable {
 
     /// - Parameters:
     ///   - targets: each target's text, as the user typed it, and whether the validator's outcome goes with it.
-    init(_ targets: [(text: String, validated: Bool)], registry: PrometheusCollectorRegistry, eventLoop: any EventLoop) {
+    package init(_ targets: [(text: String, validated: Bool)], registry: PrometheusCollectorRegistry, eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
         self.targets = targets.map { text, validated in
             Target(
@@ -74,11 +74,19 @@ final class ServedTargets: @unchecked Sendable {
         ready = eventLoop.makePromise()
     }
 
+    /// Released before every target was shown: whoever waits for ``allShown`` hears so.
+    deinit {
+        if unshown > 0 { ready.fail(ReleasedBeforeShown()) }
+    }
+
+    /// ``allShown``'s failure when the targets were released before each had its first state.
+    package struct ReleasedBeforeShown: Error {}
+
     /// Succeeds once every target has its first state, so `/status` and a stream's start always hold them all.
-    var allShown: EventLoopFuture<Void> { ready.futureResult }
+    package var allShown: EventLoopFuture<Void> { ready.futureResult }
 
     /// Target `index`'s snapshot changed (from any thread): it replaces one not yet shown.
-    func receive(_ snapshot: ReachabilitySnapshot, forTarget index: Int) {
+    package func receive(_ snapshot: ReachabilitySnapshot, forTarget index: Int) {
         let schedule = inbox.withLockedValue { inbox in
             defer { inbox.snapshots[index] = snapshot }
             return inbox.note(index)
@@ -87,7 +95,7 @@ final class ServedTargets: @unchecked Sendable {
     }
 
     /// The validator's outcome for target `index` changed (from any thread): it replaces one not yet shown.
-    func receive(_ outcome: ValidationOutcome, forTarget index: Int) {
+    package func receive(_ outcome: ValidationOutcome, forTarget index: Int) {
         let schedule = inbox.withLockedValue { inbox in
             defer { inbox.outcomes[index] = outcome }
             return inbox.note(index)
@@ -98,8 +106,7 @@ final class ServedTargets: @unchecked Sendable {
     /// Takes a turn now, or once the interval since the last one began has passed; one in progress is finished first.
     private func scheduleTurn() {
         guard turn == nil else { return turnWanted = true }
-        let due = lastTurn + Self.turnInterval
-        guard due > .now() else { return beginTurn() }
+        guard let due = lastTurn.map({ $0 + Self.turnInterval }), due > eventLoop.now else { return beginTurn() }
         eventLoop.assumeIsolated().scheduleTask(deadline: due) { self.beginTurn() }
     }
 
@@ -110,7 +117,7 @@ final class ServedTargets: @unchecked Sendable {
             defer { inbox = Inbox() }
             return inbox
         }
-        lastTurn = .now()
+        lastTurn = eventLoop.now
         turn = (received, received.order[...])
         step()
     }
@@ -155,8 +162,13 @@ final class ServedTargets: @unchecked Sendable {
     func currentRecords() -> [String] {
         eventLoop.preconditionInEventLoop()
         return targets.compactMap { target in
-            target.shown.map { SnapshotPrinter.jsonLine($0.snapshot, target: target.text, validation: $0.outcome) }
+            target.shown.map { StatusRecord.line($0.snapshot, target: target.text, validation: $0.outcome) }
         }
+    }
+
+    /// Every target's last state as a JSON array: `/status`'s answer.
+    func statusArray() -> String {
+        "[" + currentRecords().joined(separator: ",") + "]"
     }
 
     /// Adds a stream under `id`: `send` hears each change's JSON from now on. Returns the current states, which the
@@ -181,7 +193,7 @@ final class ServedTargets: @unchecked Sendable {
         targets[index].shown = (snapshot, outcome)
         targets[index].gauges.show(snapshot, validation: outcome, changedAt: Date.now.timeIntervalSince1970)
         guard !streams.isEmpty else { return }
-        let record = SnapshotPrinter.jsonLine(snapshot, target: targets[index].text, validation: outcome)
+        let record = StatusRecord.line(snapshot, target: targets[index].text, validation: outcome)
         // A copy: a stream dropped for reading too slowly leaves `streams` while this goes on.
         for send in streams.values { send(record) }
     }

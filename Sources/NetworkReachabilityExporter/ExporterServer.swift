@@ -3,7 +3,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
-import NetworkReachabilityKit
+import NetworkReachabilityCore
 import Prometheus
 import ServiceLifecycle
 
@@ -13,7 +13,7 @@ import ServiceLifecycle
 /// accepting, ends every stream and answer, and returns.
 ///
 /// The event loop is the only thread that touches the served state and the connections, so none of it is locked.
-final class ExporterServer: Service, @unchecked Sendable {
+package final class ExporterServer: Service, @unchecked Sendable {
     let served: ServedTargets
     let connections: ConnectionRegistry
     /// The TLS and users new connections are served with.
@@ -28,7 +28,7 @@ final class ExporterServer: Service, @unchecked Sendable {
     /// Called once, from ``run()``, when the server is listening and its service group has trapped its signals.
     private let whenServing: @Sendable (ListenAddress) -> Void
 
-    init(
+    package init(
         served: ServedTargets, limits: ServeLimits, registry: PrometheusCollectorRegistry, access: WebAccess, logger: Logger,
         whenServing: @escaping @Sendable (ListenAddress) -> Void
     ) {
@@ -47,26 +47,29 @@ final class ExporterServer: Service, @unchecked Sendable {
 
     /// Binds `address` on the served targets' event loop (the kernel chooses the port for 0); ``run()`` tells
     /// `whenServing` the address bound.
-    func bind(_ address: ListenAddress) async throws {
+    package func bind(_ address: ListenAddress) async throws {
         let channel = try await ServerBootstrap(group: served.eventLoop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let access = self.access.now
-                    let pipeline = channel.pipeline.syncOperations
-                    if let tls = access.tls { try pipeline.addHandler(tls.handler()) }
-                    try pipeline.configureHTTPServerPipeline(
-                        withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: true,
-                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: ServeLimits.requestHeadLimits)
-                    try pipeline.addHandler(HTTPResponseCompressor(responseCompressionPredicate: Self.compresses))
-                    try pipeline.addHandler(ConnectionHandler(server: self, authentication: access.authentication))
-                }
+                channel.eventLoop.makeCompletedFuture { try self.configure(channel.pipeline.syncOperations) }
             }
             .bind(host: address.host, port: address.port).get()
         self.channel = channel
         bound = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+    }
+
+    /// Sets up a new connection's pipeline: TLS when the web configuration has it now, HTTP/1 with NIO's error
+    /// handling and the request head's limits, gzip, and the connection's handler.
+    package func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
+        let access = self.access.now
+        if let tls = access.tls { try pipeline.addHandler(tls.handler()) }
+        try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: true,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: ServeLimits.requestHeadLimits)
+        try pipeline.addHandler(HTTPResponseCompressor(responseCompressionPredicate: Self.compresses))
+        try pipeline.addHandler(ConnectionHandler(server: self, authentication: access.authentication))
     }
 
     /// Whether an answer is gzip-compressed when its client asks: all but an event stream, whose events must leave
@@ -85,7 +88,7 @@ final class ExporterServer: Service, @unchecked Sendable {
 
     /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns. The service group
     /// trapped those signals before it ran this, so `whenServing` is told here.
-    func run() async throws {
+    package func run() async throws {
         if let bound { whenServing(bound) }
         let stopped = served.eventLoop.makePromise(of: Void.self)
         try await withGracefulShutdownHandler {

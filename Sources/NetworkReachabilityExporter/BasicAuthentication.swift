@@ -4,7 +4,7 @@ import FoundationEssentials
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
-import NetworkReachabilityKit
+import NetworkReachabilityCore
 
 /// `basic_auth_users` of a web configuration: checks a request's `Authorization: Basic` against the users' bcrypt
 /// hashes with the system's crypt(3) (libxcrypt knows `$2a$`, `$2b$` and `$2y$`).
@@ -14,7 +14,7 @@ import NetworkReachabilityKit
 /// up; past ``waitingChecks`` waiting, a request is refused without one. A pair that passed is remembered by a keyed
 /// hash of user, password and stored hash (the process's random SipHash key: no password is kept), so a scraper that
 /// comes every 15 s costs one bcrypt, not one a scrape.
-final class BasicAuthentication: Sendable {
+package final class BasicAuthentication: Sendable {
     /// The users and their hashes.
     let users: [String: String]
     private let passed = NIOLockedValueBox<Set<Int>>([])

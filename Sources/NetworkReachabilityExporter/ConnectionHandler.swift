@@ -25,7 +25,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private let server: ExporterServer
     /// The users a request must be one of; `nil`: anyone.
     private let authentication: BasicAuthentication?
-    private var state = State.waiting(since: .now())
+    private var state = State.waiting(since: .distantPast)  // set when the connection becomes active
     private var deadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// Whether this connection holds one of the stream places and hears changes.
@@ -47,6 +47,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         self.context = context
+        state = .waiting(since: context.eventLoop.now)  // on the loop's clock, as every connection's, before admission
         guard server.connections.admit(self) else {
             state = .closed
             context.close(promise: nil)
@@ -133,8 +134,7 @@ final class ConnectionHandler: ChannelInboundHandler {
                 .ok, body: server.metricsExposition(), type: "text/plain; version=0.0.4; charset=utf-8", to: head,
                 context: context)
         case "/status":
-            let records = server.served.currentRecords()
-            send(.ok, text: "[" + records.joined(separator: ",") + "]\n", type: "application/json", to: head, context: context)
+            send(.ok, text: server.served.statusArray() + "\n", type: "application/json", to: head, context: context)
         case "/events" where head.method == .GET:
             stream(to: head, context: context)
         case "/events":
@@ -183,7 +183,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Waits for the next request, within the request timeout.
     private func wait(context: ChannelHandlerContext) {
-        state = .waiting(since: .now())
+        state = .waiting(since: context.eventLoop.now)
         deadline?.cancel()
         deadline = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.requestTimeout) {
             switch self.state {

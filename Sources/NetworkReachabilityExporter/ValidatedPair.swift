@@ -1,22 +1,27 @@
-import NetworkReachabilityKit
-import NetworkReachabilityValidation
+import NetworkReachabilityCore
+import NetworkReachabilityValidationCore
 
 /// The internet's snapshot paired with the validator's outcome: the one rule of which pair `watch --validate` prints
 /// and `serve --validate` publishes, and when a new one is due.
-struct ValidatedPair {
+package struct ValidatedPair {
     private var snapshot: ReachabilitySnapshot?
     private var outcome = ValidationOutcome.notChecked
     private var shown: (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome)?
 
+    /// No snapshot yet, and the validator not heard from.
+    package init() {}
+
     /// The internet's snapshot changed: the pair to show, or `nil` when it is the one shown last.
-    mutating func receive(_ snapshot: ReachabilitySnapshot) -> (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome)? {
+    package mutating func receive(_ snapshot: ReachabilitySnapshot) -> (
+        snapshot: ReachabilitySnapshot, outcome: ValidationOutcome
+    )? {
         self.snapshot = snapshot
         return next()
     }
 
     /// The validator's outcome changed: the pair to show, or `nil` when it is the one shown last (or no snapshot
     /// came yet).
-    mutating func receive(_ outcome: ValidationOutcome) -> (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome)? {
+    package mutating func receive(_ outcome: ValidationOutcome) -> (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome)? {
         self.outcome = outcome
         return next()
     }

@@ -3,25 +3,25 @@ import NIOHTTP1
 
 /// The bounds `reach serve` keeps whatever its clients do, so that its memory stays bounded and a well-behaved
 /// client is answered.
-struct ServeLimits: Sendable {
+package struct ServeLimits: Sendable {
     /// The defaults for serving `targets` targets.
-    init(targets: Int = 1) {
+    package init(targets: Int = 1) {
         streamBacklog = (1 << 20) + 1024 * targets
     }
 
     /// Connections open at once. At the bound, a new connection closes the oldest one not yet answered (a request
     /// head not yet whole, or an answer not yet taken); when every connection is a stream, the new one is closed.
-    var maxConnections = 256
+    package var maxConnections = 256
     /// `/events` streams open at once; one more is answered 503.
-    var maxStreams = 16
+    package var maxStreams = 16
     /// The connections a server can hold: each is a descriptor, and the soft limit is raised to fit them.
-    static let connectionRange = 1...65_536
+    package static let connectionRange = 1...65_536
     /// The streams a server can hold: each may keep up to its backlog in memory.
-    static let streamRange = 1...1024
+    package static let streamRange = 1...1024
     /// How long a connection may take to send a whole request head, counted from its opening or from the end of its
     /// previous answer, and how long an answer may take to be written: silent, slow (slowloris) and idle clients
     /// are closed after it.
-    var requestTimeout = TimeAmount.seconds(10)
+    package var requestTimeout = TimeAmount.seconds(10)
     /// Bytes an `/events` stream may have waiting in the process before its reader counts as too slow and is
     /// dropped. ``init(targets:)`` makes it 1 MiB and 1 KiB per target: room for a few changes of every target at
     /// once (an event is 400 to 800 bytes), so only a reader that stopped falls that far behind.

@@ -1,21 +1,21 @@
-import ArgumentParser
-import NetworkReachabilityKit
+import NetworkReachabilityCore
 
 /// `--listen ADDR:PORT`: an IPv4 address and a port, or an IPv6 address in brackets and a port (`[::1]:9464`).
 /// Port 0 asks the kernel for a free port; the address `reach serve` really listens on is printed on stderr.
-struct ListenAddress: ExpressibleByArgument, Sendable, CustomStringConvertible {
+package struct ListenAddress: Sendable, CustomStringConvertible {
     /// Loopback only, on the port node_exporter's neighbours leave free for this kind of exporter.
-    static let standard = ListenAddress(host: "127.0.0.1", port: 9464)
+    package static let standard = ListenAddress(host: "127.0.0.1", port: 9464)
 
-    let host: String
-    let port: Int
+    package let host: String
+    package let port: Int
 
-    init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
-    init?(argument: String) {
+    /// Parses `ADDR:PORT` strictly; `nil` for anything else.
+    package init?(argument: String) {
         let host: Substring
         let port: Substring
         if argument.hasPrefix("[") {
@@ -40,10 +40,8 @@ struct ListenAddress: ExpressibleByArgument, Sendable, CustomStringConvertible {
     }
 
     /// Whether only this host can reach it: `127.0.0.0/8` or `::1`.
-    var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+    package var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 
     /// `127.0.0.1:9464` or `[::1]:9464`.
-    var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    var defaultValueDescription: String { description }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -3,7 +3,7 @@ import NIOSSL
 
 /// The TLS of a web configuration, made into a context once per reading: the server's certificate and key, the
 /// versions allowed, and whether and how a client's certificate is asked for and verified.
-struct ServerTLS: Sendable {
+package struct ServerTLS: Sendable {
     let context: NIOSSLContext
     /// `RequireAnyClientCert`: a certificate is required and not verified.
     private let acceptsAnyClientCertificate: Bool

@@ -160,9 +160,9 @@ struct WebConfiguration: Sendable, Equatable {
 }
 
 /// Why a web configuration could not be used: the file and the reason, in one line.
-struct WebConfigurationError: Error, CustomStringConvertible {
+package struct WebConfigurationError: Error, CustomStringConvertible {
     var path: String
     var reason: String
 
-    var description: String { "web configuration \(path): \(reason)" }
+    package var description: String { "web configuration \(path): \(reason)" }
 }

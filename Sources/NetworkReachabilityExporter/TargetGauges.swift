@@ -1,5 +1,5 @@
-import NetworkReachabilityKit
-import NetworkReachabilityValidation
+import NetworkReachabilityCore
+import NetworkReachabilityValidationCore
 import Prometheus
 
 /// One target's series in the registry, which is what `/metrics` says of it. Used on the server's event loop only.

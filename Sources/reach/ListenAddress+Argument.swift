@@ -1,0 +1,7 @@
+import ArgumentParser
+import NetworkReachabilityExporter
+
+/// `--listen ADDR:PORT`, parsed as ``ListenAddress`` parses it.
+extension ListenAddress: ExpressibleByArgument {
+    package var defaultValueDescription: String { description }
+}
