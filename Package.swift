@@ -228,6 +228,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // ARCHITECTURE.md's rules that the module graph alone does not check, read from the sources.
+        .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
         .testTarget(
             name: "ReachCLITests",
             dependencies: ["reach", "NetworkReachabilityExporter", "TestSupport"],

@@ -27,7 +27,7 @@ package final class DedicatedThread: @unchecked Sendable {
             { context in
                 guard let context else { return nil }
                 let body = Unmanaged<Body>.fromOpaque(context).takeRetainedValue()
-                DedicatedThread.setName?(pthread_self(), body.name)
+                _ = DedicatedThread.setName?(pthread_self(), body.name)
                 body.run()
                 return nil
             }, context)
@@ -55,4 +55,16 @@ package final class DedicatedThread: @unchecked Sendable {
     /// `pthread_setname_np` where the C library has it (it fails for names over 15 bytes, leaving the name as it was).
     private static let setName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = CLibrary.symbol(
         "pthread_setname_np")
+}
+
+/// Which thread something runs on, to compare with the thread a call comes from.
+package struct ThreadIdentity: Sendable, Equatable {
+    private let thread: pthread_t
+
+    /// The calling thread.
+    package static var current: ThreadIdentity { ThreadIdentity(thread: pthread_self()) }
+
+    package static func == (left: ThreadIdentity, right: ThreadIdentity) -> Bool {
+        pthread_equal(left.thread, right.thread) != 0
+    }
 }

@@ -1,7 +1,6 @@
 import NetworkReachabilityPOSIX
 import NetworkReachabilityCore
 import CNetlink
-import Dispatch
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -11,13 +10,14 @@ import Dispatch
 /// Hears router advertisements for a while: the kernel keeps no copy of past ones, so a one-shot reader
 /// subscribes to the ND options the kernel passes on, solicits advertisements, and listens.
 public enum RouterAdvertisementListener {
-    private static let queue = DispatchQueue(label: "NetworkReachability.router-advertisements")
+    /// A thread of its own while it listens, not Dispatch's pool (see ``SerialLane``).
+    private static let lane = SerialLane(name: "router-adverts")
 
     /// Sends a Router Solicitation on every up, non-loopback interface (where the process may open a raw
     /// ICMPv6 socket), then collects advertisements for `duration`, off the caller's thread.
     public static func listen(for duration: Duration) async -> [RouterAdvertisement] {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: (try? collect(for: duration)) ?? []) }
+            lane.run { continuation.resume(returning: (try? collect(for: duration)) ?? []) }
         }
     }
 

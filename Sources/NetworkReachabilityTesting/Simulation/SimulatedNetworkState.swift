@@ -1,9 +1,4 @@
 import NetworkReachabilityCore
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// A network that tests set by hand, kept the way the kernel keeps its own: links, addresses, routes, plus
 /// the names a resolver would answer and the NAT64 prefixes DNS64 would reveal.

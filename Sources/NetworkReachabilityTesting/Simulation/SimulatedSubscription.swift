@@ -1,10 +1,5 @@
 import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
 
 /// The monitor's subscription to a simulated network: a change arrives when a test makes one, and the test
 /// can wait until the monitor has evaluated it and delivered what it changed (``settle(seconds:)``).
@@ -15,7 +10,7 @@ final class SimulatedSubscription: RoutingSubscription {
         /// The monitor is blocked in ``waitForChanges()``: every earlier pass has delivered.
         var isWaiting = false
         var isClosed = false
-        var monitorThread: pthread_t?
+        var monitorThread: ThreadIdentity?
     }
 
     private let state = ConditionLock(State())
@@ -37,7 +32,7 @@ final class SimulatedSubscription: RoutingSubscription {
     /// - Returns: whether everything was delivered (false: timed out).
     func settle(seconds: Int) -> Bool {
         let isMonitorThread = state.withLock { state in
-            state.monitorThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            state.monitorThread == .current
         }
         guard !isMonitorThread else { return true }
         return state.wait(
@@ -51,7 +46,7 @@ final class SimulatedSubscription: RoutingSubscription {
     func waitForChanges() -> RoutingChange {
         state.withLock { state in
             state.isWaiting = true
-            state.monitorThread = pthread_self()
+            state.monitorThread = .current
         }
         return state.wait(until: { $0.changed || $0.woken || $0.isClosed }) { state, _ in
             defer {

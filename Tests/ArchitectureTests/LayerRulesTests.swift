@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+
+/// ARCHITECTURE.md's rules, each checked here where the compiler does not check it by itself: the imports each layer
+/// may have, the module graph, the threads and locks the library may use, and the files the path of a change names.
+struct LayerRulesTests {
+    private static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// Every Swift file under `Sources/module`, with its text.
+    private static func sources(of module: String) throws -> [(path: String, text: String)] {
+        let directory = root.appending(path: "Sources/\(module)")
+        guard let walker = FileManager.default.enumerator(atPath: directory.path) else { return [] }
+        return try walker.compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }.sorted().map { file in
+            ("\(module)/\(file)", try String(contentsOf: directory.appending(path: file), encoding: .utf8))
+        }
+    }
+
+    /// The modules `text` imports, however it imports them (`@testable`, `@_exported`, indented under `#if`).
+    private static func imports(_ text: String) -> Set<String> {
+        Set(
+            text.split(separator: "\n").compactMap { line -> String? in
+                let words = line.split(separator: " ").filter { !$0.hasPrefix("@") }
+                guard words.count >= 2, words[0] == "import" else { return nil }
+                return String(words[1])
+            })
+    }
+
+    private static let libraryModules = [
+        "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX", "NetworkReachabilityKit",
+        "NetworkReachabilityRadio", "NetworkReachabilityTesting", "NetworkReachabilityValidationCore",
+        "NetworkReachabilityValidation", "NetworkReachabilityNotifications", "NetworkReachabilityExporter",
+    ]
+
+    @Test func theCoreImportsNoCLibraryAndNoPlatformModule() throws {
+        let allowed: Set = ["CoreMetrics", "Dispatch", "Logging", "NetworkReachabilityPOSIX", "Synchronization"]
+        let files = try Self.sources(of: "NetworkReachabilityCore")
+        #expect(files.count > 40)
+        for file in files {
+            let beyond = Self.imports(file.text).subtracting(allowed)
+            #expect(beyond.isEmpty, "\(file.path) imports \(beyond.sorted())")
+        }
+    }
+
+    @Test func onlyTheLinuxBackendUsesTheCShimsOfTheKernel() throws {
+        for module in Self.libraryModules + ["reach"] {
+            for file in try Self.sources(of: module) {
+                let shims = Self.imports(file.text).intersection(["CNetlink"])
+                #expect(module == "NetworkReachabilityLinux" || shims.isEmpty, "\(file.path) imports CNetlink")
+                let crypt = Self.imports(file.text).contains("CCrypt")
+                #expect(module == "NetworkReachabilityExporter" || !crypt, "\(file.path) imports CCrypt")
+                let arguments = Self.imports(file.text).contains("ArgumentParser")
+                #expect(module == "reach" || !arguments, "\(file.path) imports ArgumentParser")
+            }
+        }
+    }
+
+    @Test func theSimulatedNetworkKnowsNothingOfLinux() throws {
+        let files = try Self.sources(of: "NetworkReachabilityTesting").filter { $0.path.contains("/Simulation/") }
+        #expect(files.count >= 5)
+        for file in files {
+            let linux = Self.imports(file.text).intersection([
+                "NetworkReachabilityLinux", "NetworkReachabilityKit", "CNetlink", "Glibc",
+            ])
+            #expect(linux.isEmpty, "\(file.path) imports \(linux.sorted())")
+        }
+    }
+
+    @Test func theModuleGraphIsTheLayers() throws {
+        let dump = Process()
+        dump.executableURL = URL(filePath: "/usr/bin/env")
+        dump.arguments = ["swift", "package", "--ignore-lock", "--package-path", Self.root.path, "dump-package"]  // `swift test` holds the lock
+        let output = Pipe()
+        dump.standardOutput = output
+        dump.standardError = FileHandle.nullDevice
+        try dump.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        dump.waitUntilExit()
+        let package = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let targets = try #require(package["targets"] as? [[String: Any]])
+        func dependencies(_ name: String) -> Set<String> {
+            let target = targets.first { $0["name"] as? String == name }
+            let listed = target?["dependencies"] as? [[String: Any]] ?? []
+            return Set(
+                listed.compactMap { entry in
+                    if let byName = entry["byName"] as? [Any] { return byName.first as? String }
+                    if let target = entry["target"] as? [Any] { return target.first as? String }
+                    if let product = entry["product"] as? [Any] { return product.first as? String }
+                    return nil
+                })
+        }
+        #expect(dependencies("NetworkReachabilityPOSIX").isEmpty)
+        #expect(dependencies("NetworkReachabilityCore") == ["NetworkReachabilityPOSIX", "Logging", "CoreMetrics"])
+        #expect(dependencies("NetworkReachabilityLinux").isSuperset(of: ["NetworkReachabilityCore", "CNetlink"]))
+        #expect(dependencies("NetworkReachabilityKit") == ["NetworkReachabilityCore", "NetworkReachabilityLinux", "Logging"])
+        // What a server embeds pulls in no platform backend; what a test simulates none either, but through the
+        // validator's default initializer.
+        #expect(
+            dependencies("NetworkReachabilityExporter").isDisjoint(with: ["NetworkReachabilityLinux", "NetworkReachabilityKit"]))
+        #expect(!dependencies("NetworkReachabilityTesting").contains("NetworkReachabilityLinux"))
+        for name in Self.libraryModules {
+            #expect(!dependencies(name).contains("ArgumentParser"), "\(name) depends on ArgumentParser")
+        }
+    }
+
+    @Test func theLibraryNeverStartsDispatchsPoolButWhenTheSystemRefusesAThread() throws {
+        for module in [
+            "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX", "NetworkReachabilityKit",
+            "NetworkReachabilityRadio",
+        ] {
+            for file in try Self.sources(of: module) {
+                let uses = file.text.split(separator: "\n").filter {
+                    !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//")
+                        && ($0.contains("DispatchQueue(label") || $0.contains("DispatchQueue.global")
+                            || $0.contains("DispatchSource"))
+                }
+                let fallback = file.path.hasSuffix("/SerialLane.swift") || file.path.hasSuffix("/DeadlineTimer.swift")
+                #expect(uses.isEmpty || (fallback && uses.count == 1), "\(file.path): \(uses)")
+            }
+        }
+    }
+
+    @Test func sharedStateIsBehindLocksThreadSanitizerSees() throws {
+        for module in Self.libraryModules + ["reach"] {
+            for file in try Self.sources(of: module) {
+                #expect(!file.text.contains("Mutex<"), "\(file.path) uses Synchronization.Mutex")
+                #expect(!file.text.contains("NSLock"), "\(file.path) uses NSLock")
+            }
+        }
+    }
+
+    @Test func everyFileThePathsOfAChangeNameExists() throws {
+        let architecture = try String(contentsOf: Self.root.appending(path: "ARCHITECTURE.md"), encoding: .utf8)
+        // Backticked paths with a folder and a Swift file name: `Kernel/NetlinkSubscription.swift`
+        let named = architecture.split(separator: "`").map(String.init).filter {
+            $0.hasSuffix(".swift") && $0.contains("/") && !$0.contains(" ")
+        }
+        #expect(named.count > 20)
+        let all =
+            try Self.libraryModules.flatMap { try Self.sources(of: $0) }.map(\.path)
+            + (try Self.sources(of: "reach")).map(\.path)
+        for path in Set(named) {
+            #expect(
+                all.contains { $0.hasSuffix("/" + path) || $0 == path }, "ARCHITECTURE.md names \(path), which does not exist")
+        }
+    }
+}
