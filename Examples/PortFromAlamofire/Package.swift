@@ -1,8 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// Code written against Alamofire 5's NetworkReachabilityManager, ported with no more change than the import, the
-// type's name and a `try?` on the host initializer. Swift 5 language mode, as such app code usually is.
+// Code written against Alamofire 5's NetworkReachabilityManager, ported with only the edits Migrating.md lists.
+// It compiles in Swift 5 language mode, as such app code usually is, and in Swift 6 mode: CI builds it in both
+// (`PORT_LANGUAGE_MODE=6 swift build --package-path Examples/PortFromAlamofire`).
+let languageMode: SwiftLanguageMode = Context.environment["PORT_LANGUAGE_MODE"] == "6" ? .v6 : .v5
+
 let package = Package(
     name: "PortFromAlamofire",
     dependencies: [.package(name: "swift-network-reachability", path: "../..")],
@@ -15,7 +18,7 @@ let package = Package(
                     name: "NetworkReachabilityKit", package: "swift-network-reachability",
                     condition: .when(platforms: [.linux]))
             ],
-            swiftSettings: [.swiftLanguageMode(.v5)]
+            swiftSettings: [.swiftLanguageMode(languageMode)]
         )
     ]
 )

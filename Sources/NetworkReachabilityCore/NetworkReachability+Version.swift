@@ -1,4 +1,4 @@
 extension NetworkReachability {
     /// This package's version, as released (Semantic Versioning); `reach --version` prints it.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 }

@@ -152,6 +152,10 @@ public final class NetworkReachability: Sendable {
     /// A closure that hears the status: Alamofire's name for it.
     public typealias Listener = @Sendable (NetworkReachabilityStatus) -> Void
 
+    /// The status, nested as Alamofire nests it (`NetworkReachabilityManager.NetworkReachabilityStatus`), so that
+    /// ported code naming it, or its `ConnectionType`, compiles with only the type's name changed.
+    public typealias NetworkReachabilityStatus = NetworkReachabilityCore.NetworkReachabilityStatus
+
     /// Stops the closure listener. The kernel subscription closes when no object in the process listens.
     public func stopListening() {
         removeConsumer(named: Self.listenerName)

@@ -12,6 +12,17 @@ struct UsabilityCLITests {
         #expect(result.lines == [NetworkReachability.version])
     }
 
+    /// The version lives in `NetworkReachability.version` alone: CHANGELOG's newest entry and README's dependency line
+    /// say the same.
+    @Test func changelogAndReadmeNameTheLibrarysVersion() throws {
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let changelog = try String(contentsOf: root.appending(path: "CHANGELOG.md"), encoding: .utf8)
+        let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
+        #expect(newest?.hasPrefix("## [\(NetworkReachability.version)]") == true, "\(newest ?? "none")")
+        let readme = try String(contentsOf: root.appending(path: "README.md"), encoding: .utf8)
+        #expect(readme.contains(#"from: "\#(NetworkReachability.version)""#))
+    }
+
     @Test func aURLIsTakenAsItsHostAndSaysSo() throws {
         let result = try ReachBinary.run(["status", "http://user@127.0.0.1:8080/v1?q=1", "--json"])
         #expect(result.status == 0)

@@ -1,0 +1,157 @@
+function __reach_should_offer_completions_for_flags_or_options -a expected_commands
+    set -l non_repeating_flags_or_options $argv[2..]
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __reach_parse_tokens
+    test "$commands" = "$expected_commands"; and return $non_repeating_flags_or_options_absent
+end
+
+function __reach_should_offer_completions_for_positional -a expected_commands positional_index_comparison expected_positional_index
+    set -l non_repeating_flags_or_options
+    set -l non_repeating_flags_or_options_absent 0
+    set -l positional_index 0
+    set -l commands
+    __reach_parse_tokens
+    test "$commands" = "$expected_commands" -a \( "$positional_index" "$positional_index_comparison" "$expected_positional_index" \)
+end
+
+function __reach_parse_tokens -S
+    set -l unparsed_tokens (__reach_tokens -pc)
+    switch $unparsed_tokens[1]
+    case 'reach'
+        __reach_parse_subcommand 0 'version' 'h/help'
+        switch $unparsed_tokens[1]
+        case 'status'
+            __reach_parse_subcommand 1 'from=' 'resolution-timeout=' 'json' 'verbose' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'version' 'h/help'
+        case 'watch'
+            __reach_parse_subcommand -r 1 'resolution-timeout=' 'json' 'verbose' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'version' 'h/help'
+        case 'wait'
+            __reach_parse_subcommand -r 1 'timeout=' 'all' 'any' 'resolution-timeout=' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'version' 'h/help'
+        case 'interfaces'
+            __reach_parse_subcommand 0 'json' 'verbose' 'version' 'h/help'
+        case 'nat64'
+            __reach_parse_subcommand 0 'wait=' 'json' 'version' 'h/help'
+        case 'synthesize'
+            __reach_parse_subcommand 1 'prefix=' 'version' 'h/help'
+        case 'serve'
+            __reach_parse_subcommand -r 1 'listen=' 'resolution-timeout=' 'request-timeout=' 'max-connections=' 'max-streams=' 'web-config=' 'verbose' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'version' 'h/help'
+        case 'help'
+            __reach_parse_subcommand -r 1 'version'
+        end
+    end
+end
+
+function __reach_tokens
+    if test (string split -m 1 -f 1 -- . "$FISH_VERSION") -gt 3
+        commandline --tokens-raw $argv
+    else
+        commandline -o $argv
+    end
+end
+
+function __reach_parse_subcommand -S -a positional_count
+    argparse -s r -- $argv
+    set -l option_specs $argv[2..]
+    set -l is_repeating_positional $_flag_r
+    set -el _flag_r
+    set -a commands $unparsed_tokens[1]
+    set positional_index 0
+    while true
+        set -e unparsed_tokens[1]
+        argparse -sn "$commands" $option_specs -- $unparsed_tokens 2> /dev/null
+        set unparsed_tokens $argv
+        set positional_index (math $positional_index + 1)
+        for non_repeating_flag_or_option in $non_repeating_flags_or_options
+            if set -ql "_flag_$(string replace -a - _ -- $non_repeating_flag_or_option)"
+                set non_repeating_flags_or_options_absent 1
+                break
+            end
+        end
+        test (count $unparsed_tokens) -eq 0 -o \( -z "$is_repeating_positional" -a "$positional_index" -gt "$positional_count" \) && break
+    end
+end
+
+function __reach_complete_directories
+    set -l token (commandline -t)
+    string match -- '*/' $token
+    set -l subdirs $token*/
+    printf %s\n $subdirs
+end
+
+function __reach_custom_completion
+    set -x SAP_SHELL fish
+    set -x SAP_SHELL_VERSION $FISH_VERSION
+    set -l tokens (__reach_tokens -p)
+    if test -z "$(__reach_tokens -t)"
+        set -l index (count (__reach_tokens -pc))
+        set tokens $tokens[..$index] \'\' $tokens[(math $index + 1)..]
+    end
+    command $tokens[1] $argv $tokens
+end
+
+complete -c 'reach' -f
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'status' -d 'Print the current state of a target once (exit 0 reachable, 1 not reachable, 64 bad input).'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'watch' -d 'Print each target\'s state, then a line whenever its flags or path change, until interrupted.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'wait' -d 'Wait until the targets are reachable (exit 0); exit 1 at the timeout, 64 on bad input.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'interfaces' -d 'List every interface: type, kind, state, carrier, a modem\'s or network manager\'s details, addresses, and which carries the internet.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'nat64' -d 'Print whether the network is IPv6-only, its NAT64 prefixes (router advertisements, DNS64), RDNSS and portal.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'synthesize' -d 'Print the IPv4-embedded IPv6 address for an IPv4 address (RFC 6052), with a given or discovered prefix.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'serve' -d 'Serve the targets\' state over HTTP: /metrics for Prometheus, /status as JSON, /events as a stream.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'help' -d 'Show subcommand help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" from' -l 'from' -d 'Local address to send from (the target must be an address).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" resolution-timeout' -l 'resolution-timeout' -d 'Seconds a host name\'s resolution may take before it counts as timed out.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" json' -l 'json' -d 'Print one JSON object instead of a line of text.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" verbose' -l 'verbose' -d 'Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" validate' -l 'validate' -d 'Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" validation-timeout' -l 'validation-timeout' -d 'Seconds one validation probe may take.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" require' -l 'require' -d 'Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status"' -l 'prohibit' -d 'Never through an interface of this type; repeat for more (--prohibit cellular: no mobile data).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" resolution-timeout' -l 'resolution-timeout' -d 'Seconds a host name\'s resolution may take before it counts as timed out.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" json' -l 'json' -d 'Print one JSON object per line.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" verbose' -l 'verbose' -d 'Log the monitor\'s work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" validate' -l 'validate' -d 'Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" validation-timeout' -l 'validation-timeout' -d 'Seconds one validation probe may take.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" require' -l 'require' -d 'Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch"' -l 'prohibit' -d 'Never through an interface of this type; repeat for more (--prohibit cellular: no mobile data).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach watch" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" timeout' -l 'timeout' -d 'Seconds to wait at most; 0 checks once.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" all' -l 'all' -d 'Wait until every target is reachable (the default), or until any one is.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" any' -l 'any' -d 'Wait until every target is reachable (the default), or until any one is.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" resolution-timeout' -l 'resolution-timeout' -d 'Seconds a host name\'s resolution may take before it counts as timed out.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" validate' -l 'validate' -d 'Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" validation-timeout' -l 'validation-timeout' -d 'Seconds one validation probe may take.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" require' -l 'require' -d 'Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait"' -l 'prohibit' -d 'Never through an interface of this type; repeat for more (--prohibit cellular: no mobile data).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach wait" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach interfaces" json' -l 'json' -d 'Print one JSON array instead of a table.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach interfaces" verbose' -l 'verbose' -d 'Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach interfaces" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach interfaces" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach nat64" wait' -l 'wait' -d 'Seconds to wait for the discovery answer.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach nat64" json' -l 'json' -d 'Print one JSON object instead of lines of text.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach nat64" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach nat64" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach synthesize" prefix' -l 'prefix' -d 'The NAT64 prefix, e.g. 64:ff9b::/96; discovered through DNS64 (RFC 7050) when not given.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach synthesize" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach synthesize" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" listen' -l 'listen' -d 'Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" resolution-timeout' -l 'resolution-timeout' -d 'Seconds a host name\'s resolution may take before it counts as timed out.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" request-timeout' -l 'request-timeout' -d 'Seconds a client has to send a whole request (and take its answer) before it is closed.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" max-connections' -l 'max-connections' -d 'Connections open at once; at the bound, the oldest one not yet answered makes room.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" max-streams' -l 'max-streams' -d '/events streams open at once; one more is answered 503.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" web-config' -l 'web-config' -d 'A file of TLS and basic authentication settings, as Prometheus\' exporters take (tls_server_config, basic_auth_users).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" verbose' -l 'verbose' -d 'Log the monitor\'s work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" validate' -l 'validate' -d 'Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" validation-timeout' -l 'validation-timeout' -d 'Seconds one validation probe may take.' -rfka ''
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" require' -l 'require' -d 'Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve"' -l 'prohibit' -d 'Never through an interface of this type; repeat for more (--prohibit cellular: no mobile data).' -rfka 'wifi wiredEthernet cellular loopback other'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" version' -l 'version' -d 'Show the version.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach serve" h help' -s 'h' -l 'help' -d 'Show help information.'
+complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach help" version' -l 'version' -d 'Show the version.'
