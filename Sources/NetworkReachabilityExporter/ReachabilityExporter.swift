@@ -32,7 +32,7 @@ public final class ReachabilityExporter: Sendable {
     ///     with the exporter.
     ///   - registry: where the series are registered.
     ///   - eventLoop: where the series are set; `status()` runs there too.
-    ///   - listeningEnded: called with a target whose listening ended for good (its ``NetworkReachability/listeningFailure``
+    ///   - listeningEnded: called with a target whose listening ended for good (its `NetworkReachability.listeningFailure`
     ///     says why); its series keep their last values.
     /// - Throws: the kernel subscription's error when it cannot be opened.
     public init(

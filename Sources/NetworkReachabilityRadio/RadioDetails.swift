@@ -11,7 +11,7 @@ import NetworkReachabilityCore
 
 /// Reads what ModemManager and NetworkManager know of each interface over the system D-Bus (radio technology,
 /// signal, roaming, metered, the manager's connectivity) and gives it to every path this process reports: the
-/// ``NetworkReachability/ReachabilityPath/details`` of the interface the route uses.
+/// `ReachabilityPath.details` of the interface the route uses.
 ///
 /// ```swift
 /// import NetworkReachabilityRadio
@@ -59,7 +59,7 @@ public final class RadioDetails: Sendable {
 
     private static let shared = Locked<RadioDetails?>(nil)
 
-    /// Starts reading the system bus for every ``NetworkReachability`` of this process, once; later calls return the
+    /// Starts reading the system bus for every `NetworkReachability` of this process, once; later calls return the
     /// same reader. Returns at once: the first details arrive as a change.
     ///
     /// - Parameter logger: where the services' coming and going, and answers of the wrong type, are logged.

@@ -9,7 +9,7 @@ extension NetworkReachability {
     ///   - network: the simulated network.
     ///   - resolutionTimeout: for a host, how long one resolution may take.
     ///   - logger: where to log; nothing is logged unless you pass a logger.
-    /// - Throws: what ``NetworkReachability/init(target:resolutionTimeout:logger:)`` throws, against the
+    /// - Throws: what `NetworkReachability.init(target:resolutionTimeout:logger:)` throws, against the
     ///   simulated network's interfaces and addresses.
     public convenience init(
         target: ReachabilityTarget = .internet, network: SimulatedNetwork,
@@ -21,7 +21,7 @@ extension NetworkReachability {
 
     /// Watches one IPv4 or IPv6 address on a ``SimulatedNetwork``.
     ///
-    /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)`` or ``ReachabilityError/unknownZone(_:)``.
+    /// - Throws: `ReachabilityError.invalidAddress(_:reason:)` or `ReachabilityError.unknownZone(_:)`.
     public convenience init(
         address: String, network: SimulatedNetwork, logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
@@ -30,8 +30,8 @@ extension NetworkReachability {
 
     /// Watches a named host on a ``SimulatedNetwork``, resolved from the names the network was given.
     ///
-    /// - Throws: ``ReachabilityError/invalidHostName(_:reason:)``, an address error for a bad literal, or
-    ///   ``ReachabilityError/invalidResolutionTimeout(_:)``.
+    /// - Throws: `ReachabilityError.invalidHostName(_:reason:)`, an address error for a bad literal, or
+    ///   `ReachabilityError.invalidResolutionTimeout(_:)`.
     public convenience init(
         host: String, network: SimulatedNetwork, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger

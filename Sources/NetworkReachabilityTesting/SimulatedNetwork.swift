@@ -7,7 +7,7 @@ import NetworkReachabilityValidationCore
 /// addresses, routes, host names and DNS64, with no root, no namespace and no real traffic.
 ///
 /// Every public API of `NetworkReachability` works on top of it unchanged (reads, listeners, `updates`,
-/// waits, ``ReachabilityWorkQueue``), through the same evaluation the kernel backend uses. Each change is
+/// waits, `ReachabilityWorkQueue`), through the same evaluation the kernel backend uses. Each change is
 /// evaluated and delivered before the method that made it returns, so tests are deterministic: a listener
 /// on a queue has its call queued by then (drain the queue with `queue.sync {}`), an `updates` sequence has
 /// its snapshot buffered, a wait has returned.
@@ -91,10 +91,10 @@ public final class SimulatedNetwork: Sendable {
         }
     }
 
-    /// Sets what a modem or a network manager says of an interface (``LinkDetails``: radio technology, signal,
+    /// Sets what a modem or a network manager says of an interface (`LinkDetails`: radio technology, signal,
     /// roaming, metered), as `NetworkReachabilityRadio` reads it on a real host; `nil` forgets it. Paths through
     /// the interface carry the details, and listeners hear the change. A signal that moved less than a step
-    /// (``SignalStrength/isStep(from:)``) keeps the reading delivered before, and is not heard.
+    /// (`SignalStrength.isStep(from:)`) keeps the reading delivered before, and is not heard.
     public func setDetails(_ details: LinkDetails?, on name: String) throws(SimulatedNetworkError) {
         guard (try? backend.interfaces())?.contains(where: { $0.interface.name == name }) == true else {
             throw .unknownInterface(name)
@@ -243,7 +243,7 @@ public final class SimulatedNetwork: Sendable {
 
     // MARK: - Probes
 
-    /// What probes of ``ConnectivityValidator`` get here, by URL; a URL without an answer refuses connections.
+    /// What probes of `ConnectivityValidator` get here, by URL; a URL without an answer refuses connections.
     private let probeAnswers = Locked<[String: SimulatedProbeAnswer]>([:])
 
     /// Makes the endpoint at `url` answer probes with `answer` from now on; `nil` makes it refuse connections.
@@ -265,7 +265,7 @@ public final class SimulatedNetwork: Sendable {
     /// reachable.
     public func probeCount(for url: String) -> Int { probeCounts.withLock { $0[url] ?? 0 } }
 
-    /// Sends a ``ConnectivityValidator``'s probes into this network: pass it as the validator's `prober`.
+    /// Sends a `ConnectivityValidator`'s probes into this network: pass it as the validator's `prober`.
     public var prober: any ConnectivityProbing { SimulatedProber(network: self) }
 
     // MARK: - Delivery

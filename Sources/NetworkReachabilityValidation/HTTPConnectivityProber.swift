@@ -12,7 +12,7 @@ import NIOPosix
 /// to the network before the change: each request says `Connection: close`), the body read up to the limit, TLS
 /// verified as usual.
 ///
-/// Call ``shutdown()`` when done with a prober that made its own client; a ``ConnectivityValidator`` shuts down
+/// Call ``shutdown()`` when done with a prober that made its own client; a `ConnectivityValidator` shuts down
 /// the one it makes for itself, and never a client you passed.
 public final class HTTPConnectivityProber: ConnectivityProbing {
     private let client: HTTPClient
