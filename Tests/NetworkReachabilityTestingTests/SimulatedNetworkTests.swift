@@ -199,6 +199,18 @@ struct SimulatedNetworkTests {
         #expect(try api.currentSnapshot().path.host?.failure == "Temporary failure in name resolution")
     }
 
+    /// The simulated network's resolver answers at once, so a read's first answer for a host is its resolution, as a
+    /// second read's is; a listener still hears `unknown` first, as on a real resolver.
+    @Test func aHostsFirstReadIsItsResolution() throws {
+        let network = try wifiNetwork()
+        try network.setAddresses(["203.0.113.5"], forHost: "api.example.com")
+        try network.setResolutionFailure(forHost: "gone.example.com")
+        network.settle()
+        #expect(try NetworkReachability(host: "api.example.com", network: network).status == .reachable(.ethernetOrWiFi))
+        let gone = try NetworkReachability(host: "gone.example.com", network: network).currentSnapshot()
+        #expect(gone.status == .notReachable && gone.path.host?.state == .failed)
+    }
+
     // MARK: - Every way of listening
 
     @Test func aListenerHearsTheFirstStatusAndEachChangeBeforeTheChangeReturns() throws {

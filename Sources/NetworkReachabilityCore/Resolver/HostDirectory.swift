@@ -77,7 +77,7 @@ package final class HostDirectory: Sendable {
 
     // MARK: - Reading
 
-    /// The latest resolution of `name` (pending before the first ends).
+    /// The latest resolution of `name`: pending before the first ends, unless the resolver answered while asked.
     ///
     /// - Parameter refresh: ask again in the background (a synchronous read, which no subscription keeps current).
     func resolution(of name: HostName, timeout: Duration, refresh: Bool) -> HostResolution {
@@ -90,8 +90,10 @@ package final class HostDirectory: Sendable {
             entries[name] = Entry(resolution: pending, timeout: timeout, started: true)
             return (pending, true)
         }
-        if isNew || refresh { resolver?.resolve(name, timeout: timeout) }
-        return resolution
+        guard isNew || refresh else { return resolution }
+        resolver?.resolve(name, timeout: timeout)
+        // A resolver that answers at once (a simulated network's table) has answered: its answer, not pending.
+        return entries.withLock { $0[name]?.resolution } ?? resolution
     }
 
     private func record(_ name: HostName, _ outcome: HostResolver.Outcome) {
