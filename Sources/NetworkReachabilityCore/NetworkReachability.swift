@@ -68,6 +68,10 @@ public final class NetworkReachability: Sendable {
         self.logger = logger
     }
 
+    /// The clock this object's timeouts and delays are measured on (waits, the work queue's and the validator's
+    /// retries): its monitor's, a test's on a simulated network.
+    package var clock: any Clock<Duration> { monitor.clock }
+
     /// Where what is built on this object (the validator's probe counts) records its metrics: its monitor's factory.
     package var metricsFactory: any MetricsFactory { monitor.metricsFactory }
 

@@ -38,9 +38,12 @@ public final class SimulatedNetwork: Sendable {
     private let linkDetails = SimulatedLinkDetails()
 
     /// Makes a network with only the loopback interface `lo` (127.0.0.1/8 and ::1/128).
-    public init() {
+    ///
+    /// - Parameter clock: what the timeouts and delays of everything on this network are measured on: a
+    ///   ``SimulatedClock`` to move them by hand, or the continuous clock.
+    public init(clock: any Clock<Duration> = ContinuousClock()) {
         backend = SimulatedRoutingBackend()
-        monitor = ReachabilityMonitor(backend: backend)
+        monitor = ReachabilityMonitor(backend: backend, clock: clock)
         monitor.attach(linkDetails)
     }
 

@@ -104,8 +104,9 @@ public final class ConnectivityValidator: Sendable {
                 throw CancellationError()  // closed, or the wait was cancelled
             }
             if let timeout {
+                let clock = runner.reachability.clock
                 group.addTask {
-                    try await Task.sleep(for: timeout)
+                    try await clock.sleep(for: timeout)
                     throw ReachabilityError.timedOut(timeout)
                 }
             }

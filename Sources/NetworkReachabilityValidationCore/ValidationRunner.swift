@@ -28,7 +28,7 @@ final class ValidationRunner: Sendable {
     }
 
     let configuration: ValidationConfiguration
-    private let reachability: NetworkReachability
+    let reachability: NetworkReachability
     private let prober: any ConnectivityProbing
     private let logger: Logger
     /// Probes answered, by outcome: `network_reachability_validation_probes_total{outcome=…}`, with `validated`,
@@ -121,7 +121,7 @@ final class ValidationRunner: Sendable {
             }
             if outcome == .validated { return }
             failures += 1
-            try? await Task.sleep(for: configuration.retryDelay(afterFailures: failures))
+            try? await reachability.clock.sleep(for: configuration.retryDelay(afterFailures: failures))
         }
     }
 

@@ -70,6 +70,9 @@ package final class ReachabilityMonitor: Sendable {
 
     /// The backend the monitor listens to, for reads too.
     package let backend: any RoutingBackend
+    /// The clock every timeout and delay of what listens through this monitor is measured on: waits, the work
+    /// queue's retries, the validator's; the continuous clock, or a test's (the simulated network's).
+    package let clock: any Clock<Duration>
     /// What it records through swift-metrics.
     private let metrics: MonitorMetrics
     // Guarded by its lock; never held while calling a consumer or joining the thread.
@@ -77,10 +80,16 @@ package final class ReachabilityMonitor: Sendable {
 
     /// A monitor of `backend`; it subscribes when the first consumer is added.
     ///
-    /// - Parameter metricsFactory: where its metrics go; the bootstrapped backend (none: nothing recorded) unless
-    ///   a test gives one.
-    package init(backend: any RoutingBackend, metricsFactory: (any MetricsFactory)? = nil) {
+    /// - Parameters:
+    ///   - metricsFactory: where its metrics go; the bootstrapped backend (none: nothing recorded) unless a test
+    ///     gives one.
+    ///   - clock: what timeouts and delays are measured on.
+    package init(
+        backend: any RoutingBackend, metricsFactory: (any MetricsFactory)? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.backend = backend
+        self.clock = clock
         metrics = MonitorMetrics(factory: metricsFactory ?? MetricsSystem.factory)
         backend.hosts.onChange { [weak self] name in self?.reevaluate(host: name) }
     }

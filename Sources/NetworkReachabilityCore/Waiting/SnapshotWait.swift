@@ -1,8 +1,10 @@
 import NetworkReachabilityPOSIX
+
 /// One wait for a snapshot that satisfies a condition.
 ///
-/// It ends exactly once, by the first of: a matching snapshot, the timeout, the task's cancellation, or the
-/// end of listening. Then it stops observing and cancels its timer, so nothing of it outlives the wait.
+/// It ends exactly once, by the first of: a matching snapshot, the timeout (on the object's clock), the task's
+/// cancellation, or the end of listening. Then it stops observing and cancels its timer, so nothing of it outlives
+/// the wait.
 final class SnapshotWait: Sendable {
     typealias Condition = @Sendable (ReachabilitySnapshot) -> Bool
 
@@ -10,7 +12,7 @@ final class SnapshotWait: Sendable {
         var continuation: CheckedContinuation<ReachabilitySnapshot, any Error>?
         var outcome: Result<ReachabilitySnapshot, any Error>?
         var consumer: Consumer?
-        var timer: DeadlineTimer.Token?
+        var timer: Task<Void, Never>?
     }
 
     private let reachability: NetworkReachability
@@ -66,11 +68,11 @@ final class SnapshotWait: Sendable {
         }
     }
 
-    /// The waits' timeouts, on a thread of the library's own that exists only while one is pending.
-    private static let timeouts = DeadlineTimer(name: "wait-timeouts")
-
+    /// Ends the wait once `timeout` has passed on the object's clock; the caller awaits, so Swift's pool runs already.
     private func schedule(_ timeout: Duration) {
-        let timer = Self.timeouts.schedule(after: timeout) { [weak self] in
+        let clock = reachability.clock
+        let timer = Task { [weak self] in
+            guard (try? await clock.sleep(for: timeout)) != nil else { return }  // cancelled: the wait ended
             self?.end(.failure(ReachabilityError.timedOut(timeout)))
         }
         let isOver = state.withLock { state in
@@ -78,12 +80,12 @@ final class SnapshotWait: Sendable {
             state.timer = timer
             return false
         }
-        if isOver { Self.timeouts.cancel(timer) }
+        if isOver { timer.cancel() }
     }
 
     private func end(_ outcome: Result<ReachabilitySnapshot, any Error>) {
         let ended = state.withLock {
-            state -> (CheckedContinuation<ReachabilitySnapshot, any Error>?, Consumer?, DeadlineTimer.Token?)? in
+            state -> (CheckedContinuation<ReachabilitySnapshot, any Error>?, Consumer?, Task<Void, Never>?)? in
             guard state.outcome == nil else { return nil }
             state.outcome = outcome
             defer {
@@ -94,7 +96,7 @@ final class SnapshotWait: Sendable {
             return (state.continuation, state.consumer, state.timer)
         }
         guard let (continuation, consumer, timer) = ended else { return }
-        if let timer { Self.timeouts.cancel(timer) }
+        timer?.cancel()
         if let consumer { reachability.removeConsumer(consumer) }
         continuation?.resume(with: outcome)
     }

@@ -142,7 +142,7 @@ final class WorkQueueRunner: Sendable {
             let delay = retryPolicy.delay(afterFailures: failures)
             logger.debug("job \(entry.job.id): attempt \(attempts) failed (\(error)); again in \(delay)")
             // A stop cancels the runner, which ends the sleep early.
-            try? await Task.sleep(for: delay)
+            try? await reachability.clock.sleep(for: delay)
         }
     }
 
