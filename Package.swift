@@ -19,6 +19,18 @@ let package = Package(
         .library(name: "NetworkReachabilityExporter", targets: ["NetworkReachabilityExporter"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
+    // What an adopter pays for is chosen by traits: a library user who names none (`traits: []`) resolves only
+    // swift-log and swift-metrics. `Validation` brings AsyncHTTPClient for NetworkReachabilityValidation, `Exporter`
+    // SwiftNIO, Prometheus and service-lifecycle for NetworkReachabilityExporter, `Command` the `reach` command with
+    // both; the default is `Command`, so that `swift run reach` and the tests build here as they are.
+    traits: [
+        .trait(name: "Validation", description: "NetworkReachabilityValidation's HTTP prober (AsyncHTTPClient)."),
+        .trait(name: "Exporter", description: "NetworkReachabilityExporter (SwiftNIO, Prometheus, service-lifecycle)."),
+        .trait(
+            name: "Command", description: "The reach command (ArgumentParser), with validation and the exporter.",
+            enabledTraits: ["Validation", "Exporter"]),
+        .default(enabledTraits: ["Command"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -87,9 +99,9 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Validation"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Validation"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Validation"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -121,14 +133,14 @@ let package = Package(
                 "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore", "CCrypt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Exporter"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -139,13 +151,13 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidation", "NetworkReachabilityRadio", "NetworkReachabilityExporter",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -193,8 +205,8 @@ let package = Package(
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityNotifications", "NetworkReachabilityTesting",
                 "NetworkReachabilityValidation", "TestSupport", "LifecycleStorm", "CNetlink",
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Validation"])),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Validation"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
@@ -221,9 +233,9 @@ let package = Package(
             name: "NetworkReachabilityExporterTests",
             dependencies: [
                 "NetworkReachabilityExporter", "NetworkReachabilityCore", "NetworkReachabilityTesting",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
