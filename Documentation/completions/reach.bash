@@ -247,7 +247,7 @@ _reach_watch() {
 
 _reach_wait() {
     repeating_flags=()
-    non_repeating_flags=(--all --any --version -h --help)
+    non_repeating_flags=(--all --any --verbose --version -h --help)
     repeating_options=(--prohibit)
     non_repeating_options=(--timeout --resolution-timeout --validate --validation-timeout --require)
     __reach_offer_flags_options -1

@@ -82,7 +82,7 @@ _reach_status() {
         '--from[Local address to send from (the target must be an address).]:from:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
         '--json[Print one JSON object instead of a line of text.]'
-        '--verbose[Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
@@ -126,6 +126,7 @@ _reach_wait() {
         '--all[Wait until every target is reachable (the default), or until any one is.]'
         '--any[Wait until every target is reachable (the default), or until any one is.]'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
@@ -142,7 +143,7 @@ _reach_interfaces() {
     local -i ret=1
     local -ar arg_specs=(
         '--json[Print one JSON array instead of a table.]'
-        '--verbose[Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

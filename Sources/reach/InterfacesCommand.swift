@@ -15,11 +15,10 @@ struct InterfacesCommand: ParsableCommand {
     @Flag(help: "Print one JSON array instead of a table.")
     var json = false
 
-    @Flag(help: "Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.")
-    var verbose = false
+    @OptionGroup var logging: VerboseOption
 
     func run() throws {
-        RadioDetailsStart.start(verbose: verbose, logger: NetworkReachability.silentLogger)
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         let interfaces = try NetworkReachability.interfaces()
         if json {
             Output.line(Output.jsonLine(interfaces))

@@ -23,8 +23,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false
 
-    @Flag(help: "Say on stderr what was read from ModemManager and NetworkManager, or why nothing was.")
-    var verbose = false
+    @OptionGroup var logging: VerboseOption
 
     @OptionGroup var validation: ValidationOptions
 
@@ -34,8 +33,9 @@ struct StatusCommand: AsyncParsableCommand {
         let argument = interfaces.restrict(try TargetArgument(target, from: local))
         let configuration = try validation.configuration()
         if configuration != nil && !argument.isInternet { throw ValidationOptions.internetOnly }
-        let reachability = try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration)
-        RadioDetailsStart.start(verbose: verbose, logger: NetworkReachability.silentLogger)
+        let reachability = try NetworkReachability(
+            target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logging.logger)
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {
             // A host's first resolution, or the first NAT64 discovery for an IPv4 address on an IPv6-only

@@ -2,7 +2,7 @@ import ArgumentParser
 import Logging
 import NetworkReachabilityKit
 
-/// `--verbose` of `watch` and `serve`: the monitor's work, and what the radio reader read, on stderr.
+/// `--verbose` of every command that reads the network: the monitor's work, and what the radio reader read, on stderr.
 struct VerboseOption: ParsableArguments {
     @Flag(
         help: """

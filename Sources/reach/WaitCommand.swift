@@ -30,6 +30,8 @@ struct WaitCommand: AsyncParsableCommand {
         transform: Seconds.parser(in: Seconds.resolution))
     var resolutionTimeout: Seconds = .standardResolution
 
+    @OptionGroup var logging: VerboseOption
+
     @OptionGroup var validation: ValidationOptions
 
     @OptionGroup var interfaces: InterfaceOptions
@@ -49,7 +51,8 @@ struct WaitCommand: AsyncParsableCommand {
         let waits = try arguments.map { (argument) throws(ReachabilityError) in
             TargetWait(
                 argument: argument,
-                reachability: try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration),
+                reachability: try NetworkReachability(
+                    target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logging.logger),
                 validation: argument.isInternet ? configuration : nil)
         }
         let needed = mode == .all ? waits.count : 1
