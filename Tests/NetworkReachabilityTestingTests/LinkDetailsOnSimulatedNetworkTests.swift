@@ -48,6 +48,26 @@ struct LinkDetailsOnSimulatedNetworkTests {
         #expect(try reachability.currentSnapshot().path.details?.signal?.percent == 35)
     }
 
+    /// A radio change gives the targets' last paths their new details: no target is evaluated again for it.
+    @Test(.timeLimit(.minutes(1)))
+    func aChangeOfDetailsIsHeardWithoutEvaluatingAnyTargetAgain() async throws {
+        let network = try cellularNetwork()
+        try network.setDetails(LinkDetails(accessTechnologies: Self.lte), on: "wwan0")
+        let internet = try NetworkReachability(network: network)
+        let gateway = try NetworkReachability(address: "10.64.0.1", network: network)
+        var updates = internet.updates.makeAsyncIterator()
+        var gatewayUpdates = gateway.updates.makeAsyncIterator()
+        _ = await updates.next()
+        _ = await gatewayUpdates.next()
+        let evaluations = internet.monitorStatistics.targetEvaluations
+        #expect(evaluations == 2)
+
+        try network.setDetails(LinkDetails(accessTechnologies: Self.nr), on: "wwan0")
+        #expect(await updates.next()?.path.details?.radioTechnology == .nr5G)
+        #expect(await gatewayUpdates.next()?.path.details?.radioTechnology == .nr5G)
+        #expect(internet.monitorStatistics.targetEvaluations == evaluations)
+    }
+
     @Test func aMeteredLinkIsExpensiveAndAnUnknownInterfaceIsAnError() throws {
         let network = SimulatedNetwork()
         try network.addInterface("eth0")

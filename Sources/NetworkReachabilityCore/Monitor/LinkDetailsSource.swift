@@ -1,8 +1,8 @@
 /// Where ``LinkDetails`` come from: facts about interfaces that the routing backend does not know (a modem manager,
 /// a network manager, a simulated network's settings).
 ///
-/// A monitor with a source gives every path the details of the interface its route uses, and evaluates again the
-/// targets whose interface's details changed. Sources hold details already settled (``LinkDetails/settled(after:)``),
+/// A monitor with a source gives every path the details of the interface its route uses, and gives the targets whose
+/// interface's details changed their new details, with no new evaluation. Sources hold details already settled (``LinkDetails/settled(after:)``),
 /// so that a change they announce is one a listener should hear.
 package protocol LinkDetailsSource: AnyObject, Sendable {
     /// The settled details of `interface`, or `nil` when the source knows nothing of it. Sources match the

@@ -15,6 +15,8 @@ package final class ReachabilityMonitor: Sendable {
     private final class Entry {
         /// Evaluated in the next pass, whatever the changes: a new consumer, a host's new resolution.
         var isDue = true
+        /// Its interface's details changed: the next pass gives `last` the new ones, with no evaluation.
+        var detailsDue = false
         /// What `last` rests on.
         var dependency: TargetDependency?
         let target: ReachabilityTarget
@@ -207,13 +209,13 @@ package final class ReachabilityMonitor: Sendable {
 
     // MARK: - Link details
 
-    /// Gives every path this monitor reports, read or delivered, the details `source` knows of its interface, and
-    /// evaluates the listened targets again now and whenever the source says an interface's details changed.
+    /// Gives every path this monitor reports, read or delivered, the details `source` knows of its interface: the
+    /// listened targets' last paths now, and again whenever the source says an interface's details changed.
     /// Replaces an earlier source.
     package func attach(_ source: any LinkDetailsSource) {
         state.withLock { $0.detailsSource = source }
-        source.onChange { [weak self] interfaces in self?.reevaluate(interfaces: interfaces) }
-        reevaluate(interfaces: nil)
+        source.onChange { [weak self] interfaces in self?.markDetailsDue(interfaces: interfaces) }
+        markDetailsDue(interfaces: nil)
     }
 
     /// Every interface (`networkctl`'s list), each with the details the attached source knows of it.
@@ -231,12 +233,21 @@ package final class ReachabilityMonitor: Sendable {
         state.withLock { $0.detailsSource }?.detailed(snapshot) ?? snapshot
     }
 
-    /// Evaluates again soon the targets whose last path used one of `interfaces` (every target for `nil`).
-    private func reevaluate(interfaces: Set<String>?) {
-        markDue { _, entry in
-            guard let interfaces else { return true }
-            return entry.last?.path.interface.map { interfaces.contains($0.name) } ?? false
+    /// Gives the targets whose last path used one of `interfaces` (every target for `nil`) their interface's new
+    /// details in the next pass: the facts the monitor holds are enough, so no target is evaluated again for it.
+    private func markDetailsDue(interfaces: Set<String>?) {
+        let loop: Loop? = state.withLock { state in
+            var found = false
+            for entry in state.entries.values {
+                guard let interface = entry.last?.path.interface, interfaces?.contains(interface.name) ?? true else {
+                    continue
+                }
+                entry.detailsDue = true
+                found = true
+            }
+            return found ? state.loop : nil
         }
+        loop?.subscription.wake()
     }
 
     /// The factory of the monitor's metrics, for what is built on it to record beside them.
@@ -290,7 +301,8 @@ package final class ReachabilityMonitor: Sendable {
                 markDue { target, _ in target.isInternet }  // its path says whether a name server exists
                 pass(after: NetworkChanges(), through: loop.subscription)
             case .woken:
-                pass(after: NetworkChanges(), through: loop.subscription)
+                // Nothing of the network changed: only the targets marked due (new consumers, hosts, details).
+                pass(after: nil, through: loop.subscription)
             }
             if finalError != nil { break }
             let before = loop.subscription.statistics
@@ -322,10 +334,12 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
-    /// Evaluates the targets `changes` can have touched and those due for a reason of their own, each distinct
-    /// target once, then hands each consumer what its rule calls new. Targets go through in parts of ``partSize``,
+    /// Evaluates the targets `batch` can have touched and those due for a reason of their own (only those when
+    /// nothing of the network changed: `nil`), each distinct target once, then hands each consumer what its rule
+    /// calls new; then gives the targets whose interface's details changed their new details. Targets go through in parts of ``partSize``,
     /// each evaluated, recorded and delivered before the next.
-    private func pass(after changes: NetworkChanges, through subscription: any RoutingSubscription) {
+    private func pass(after batch: NetworkChanges?, through subscription: any RoutingSubscription) {
+        let changes = batch ?? NetworkChanges()
         // With whether each is due for a reason of its own: then nothing of its last answer may be reused.
         let due: [(entry: Entry, isMarked: Bool)] = state.withLock { state in
             var due: [(entry: Entry, isMarked: Bool)] = []
@@ -333,7 +347,7 @@ package final class ReachabilityMonitor: Sendable {
                 if entry.isDue {
                     due.append((entry, true))
                     entry.isDue = false
-                } else if let dependency = entry.dependency, dependency.isTouched(by: changes, of: entry.target) {
+                } else if batch != nil, let dependency = entry.dependency, dependency.isTouched(by: changes, of: entry.target) {
                     due.append((entry, false))
                 }
             }
@@ -344,8 +358,38 @@ package final class ReachabilityMonitor: Sendable {
         for start in stride(from: 0, to: due.count, by: Self.partSize) {
             evaluate(due[start..<min(start + Self.partSize, due.count)], after: changes, through: subscription)
         }
+        redetail()
         // A host's pending state has now been heard: only then may its first resolution start.
         for (entry, _) in due { if let name = entry.target.hostName { backend.hosts.beginResolving(name) } }
+    }
+
+    /// Gives each target whose interface's details changed, and that this pass did not evaluate, its last answer
+    /// with the new details, and hands consumers what their rule calls new: a radio change costs no lookup.
+    private func redetail() {
+        // The source is asked outside the monitor's lock, which is never held while calling out.
+        let (source, changed): ((any LinkDetailsSource)?, [(Entry, ReachabilitySnapshot)]) = state.withLock { state in
+            var changed: [(Entry, ReachabilitySnapshot)] = []
+            for entry in state.entries.values where entry.detailsDue {
+                entry.detailsDue = false
+                if let last = entry.last, !entry.consumers.isEmpty { changed.append((entry, last)) }
+            }
+            return (state.detailsSource, changed)
+        }
+        guard let source, !changed.isEmpty else { return }
+        let detailed = changed.map { source.detailed($0.1) }
+        let (deliveries, snapshots): ([Delivery], [ReachabilitySnapshot]) = state.withLock { _ in
+            var deliveries: [Delivery] = []
+            var snapshots: [ReachabilitySnapshot] = []
+            for ((entry, last), snapshot) in zip(changed, detailed) {
+                // Only the monitor's thread records answers, so `last` is still the entry's own.
+                guard snapshot != last, let dependency = entry.dependency, !entry.consumers.isEmpty else { continue }
+                snapshots.append(snapshot)
+                entry.record(snapshots, at: snapshots.count - 1, dependency, into: &deliveries)
+            }
+            return (deliveries, snapshots)
+        }
+        if !deliveries.isEmpty { metrics.deliveries.increment(by: deliveries.count) }
+        deliver(deliveries, of: snapshots)
     }
 
     /// Targets per part of a pass. While the monitor's thread evaluates a part, the queues' threads deliver the one
