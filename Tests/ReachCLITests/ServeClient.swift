@@ -407,12 +407,12 @@ final class ServeClient: @unchecked Sendable {
             status = connection.getresponse().status
             print(json.dumps({'answered': status}))
 
-        def churnscrape(address, seconds):
-            # Scrapes /metrics every 100 ms for `seconds`: how long each took.
+        def churnscrape(address, seconds, timeout='10'):
+            # Scrapes /metrics every 100 ms for `seconds`: how long each took; one that takes over `timeout` fails.
             host, port = split(address)
             latencies, failures, deadline = [], 0, time.time() + float(seconds)
             def scrape():
-                connection = http.client.HTTPConnection(host, port, timeout=10)
+                connection = http.client.HTTPConnection(host, port, timeout=float(timeout))
                 connection.request('GET', '/metrics')
                 text = connection.getresponse().read().decode()
                 connection.close()
