@@ -3,7 +3,7 @@ import PackageDescription
 
 // Code written against Alamofire 5's NetworkReachabilityManager, ported with only the edits Migrating.md lists.
 // It compiles in Swift 5 language mode, as such app code usually is, and in Swift 6 mode: CI builds it in both
-// (`PORT_LANGUAGE_MODE=6 swift build --manifest-cache none --package-path Examples/PortFromAlamofire`).
+// (`PORT_LANGUAGE_MODE=6 swift build --manifest-cache none --scratch-path .build-swift6`, as .ci/run does).
 let languageMode: SwiftLanguageMode = Context.environment["PORT_LANGUAGE_MODE"] == "6" ? .v6 : .v5
 
 let package = Package(
