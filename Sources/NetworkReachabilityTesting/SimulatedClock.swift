@@ -19,8 +19,11 @@ public final class SimulatedClock: Clock, Sendable {
         /// The instant `offset` after the clock was made.
         public init(offset: Duration) { self.offset = offset }
 
+        /// The instant `duration` after this one.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
+        /// Whether `left` comes before `right`.
         public static func < (left: Instant, right: Instant) -> Bool { left.offset < right.offset }
     }
 
