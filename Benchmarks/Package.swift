@@ -10,7 +10,7 @@ let rootIdentity = String(Context.packageDirectory.split(separator: "/").dropLas
 let package = Package(
     name: "swift-network-reachability-benchmarks",
     dependencies: [
-        .package(path: ".."),
+        .package(path: "..", traits: []),  // the library alone: swift-log and swift-metrics
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
