@@ -177,7 +177,8 @@ let package = Package(
         ),
         // Creates and releases reachability objects on many threads at once; run by the kernel tests in a namespace.
         .executableTarget(
-            name: "LifecycleStorm", dependencies: ["NetworkReachabilityKit"], path: "Tests/LifecycleStorm",
+            name: "LifecycleStorm", dependencies: ["NetworkReachabilityKit", "NetworkReachabilityLinux"],
+            path: "Tests/LifecycleStorm",
             swiftSettings: strictSettings
         ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.

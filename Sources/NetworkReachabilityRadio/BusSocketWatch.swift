@@ -20,8 +20,8 @@ final class BusSocketWatch {
         name = Array(path[path.index(after: slash)...].utf8)
         descriptor = SystemCall.inotifyDescriptor()
         guard descriptor >= 0 else { return nil }
+        // On failure `deinit` runs (every stored property is set) and closes the descriptor, once.
         guard SystemCall.addWatch(descriptor, path: directory, mask: SystemCall.inotifyChangeMask) != nil else {
-            SystemCall.close(descriptor)
             return nil
         }
     }

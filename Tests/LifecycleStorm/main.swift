@@ -5,10 +5,12 @@ import Dispatch
     import Musl
 #endif
 import NetworkReachabilityKit
+import NetworkReachabilityLinux
 
 // Creates, starts, stops and releases reachability objects on several threads at once, including listeners
 // that stop themselves or release their object inside the callback, then prints one JSON line with the
-// process's open descriptors and resident memory before and after. Run inside a test's namespace by
+// process's open descriptors and resident memory before and after, and how many closes named a descriptor that
+// was not open (a repeated close, which would close another thread's socket had it opened one in between). Run inside a test's namespace by
 // LifecycleStormInNamespaceTests; a deadlock shows as the test's timeout killing it.
 //
 //   LifecycleStorm CYCLES THREADS
@@ -91,4 +93,5 @@ let residentBefore = residentKiB()
 storm(cycles: cycles, threads: threads)
 print(
     "{\"sanitizer\":\"\(sanitizer())\",\"cycles\":\(cycles),\"descriptorsBefore\":\(descriptorsBefore),\"descriptorsAfter\":\(openDescriptorCount()),"
-        + "\"residentBeforeKiB\":\(residentBefore),\"residentAfterKiB\":\(residentKiB())}")
+        + "\"residentBeforeKiB\":\(residentBefore),\"residentAfterKiB\":\(residentKiB()),"
+        + "\"closesOfUnopenedDescriptors\":\(SystemCall.closesOfUnopenedDescriptors.load(ordering: .relaxed))}")

@@ -1,5 +1,6 @@
 import NetworkReachabilityCore
 import CNetlink
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -43,10 +44,18 @@ package enum SystemCall {
         }
     }
 
-    /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway).
+    /// Closes a descriptor; a failed close is not retried (Linux releases the descriptor anyway). A negative
+    /// descriptor, one that failed to open, is skipped.
+    ///
+    /// A close the kernel refuses with `EBADF` means a descriptor was closed twice: had another thread opened a
+    /// socket in between, that socket would have been closed under it. Such closes are counted for tests.
     package static func close(_ descriptor: Int32) {
-        _ = libcClose(descriptor)
+        guard descriptor >= 0 else { return }
+        if libcClose(descriptor) != 0, errno == EBADF { closesOfUnopenedDescriptors.add(1, ordering: .relaxed) }
     }
+
+    /// How many closes named a descriptor that was not open: zero unless a close is repeated.
+    package static let closesOfUnopenedDescriptors = Atomic<Int>(0)
 
     /// Reads what a non-blocking descriptor holds into `buffer`: the byte count, or `nil` once it would block,
     /// is at its end, or fails.

@@ -46,7 +46,8 @@ final class DBusConnection {
             try Self.connectSocket(descriptor, to: socketAddress)
             _ = try SystemCall.run("fcntl") { fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK) }
         } catch {
-            SystemCall.close(descriptor)
+            // Every stored property is set, so `deinit` runs after the throw: `close()` keeps it from closing again.
+            close()
             throw .system("\(error)")
         }
         do {
