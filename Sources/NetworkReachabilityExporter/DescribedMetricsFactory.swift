@@ -23,35 +23,37 @@ public struct DescribedMetricsFactory: MetricsFactory {
         descriptions = NetworkReachability.metricDescriptions.merging(ConnectivityValidator.metricDescriptions) { $1 }
     }
 
-    /// The family's description; one of a kind for a family that neither table names.
-    private func help(_ label: String, _ kind: String) -> String {
-        descriptions[label] ?? "A \(kind) the process records through swift-metrics."
+    /// The family's name as swift-metrics labels it, with its description: one of a kind for a family that neither
+    /// table names.
+    private func family(_ label: String, _ kind: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: label, unitName: "",
+            helpText: descriptions[label] ?? "A \(kind) the process records through swift-metrics.")
     }
 
     public func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label, "counter"))
+        registry.makeCounter(descriptor: family(label, "counter"), labels: dimensions)
     }
 
     public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        registry.makeCounter(name: label, labels: dimensions, help: help(label, "counter"))
+        registry.makeCounter(descriptor: family(label, "counter"), labels: dimensions)
     }
 
     public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        guard aggregate else { return registry.makeGauge(name: label, labels: dimensions, help: help(label, "gauge")) }
+        guard aggregate else { return registry.makeGauge(descriptor: family(label, "gauge"), labels: dimensions) }
         return registry.makeValueHistogram(
-            name: label, labels: dimensions, buckets: plain.valueHistogramBuckets[label] ?? plain.defaultValueHistogramBuckets,
-            help: help(label, "histogram"))
+            descriptor: family(label, "histogram"), labels: dimensions,
+            buckets: plain.valueHistogramBuckets[label] ?? plain.defaultValueHistogramBuckets)
     }
 
     public func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
-        registry.makeGauge(name: label, labels: dimensions, help: help(label, "gauge"))
+        registry.makeGauge(descriptor: family(label, "gauge"), labels: dimensions)
     }
 
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         registry.makeDurationHistogram(
-            name: label, labels: dimensions,
-            buckets: plain.durationHistogramBuckets[label] ?? plain.defaultDurationHistogramBuckets,
-            help: help(label, "duration histogram"))
+            descriptor: family(label, "duration histogram"), labels: dimensions,
+            buckets: plain.durationHistogramBuckets[label] ?? plain.defaultDurationHistogramBuckets)
     }
 
     public func destroyCounter(_ handler: any CounterHandler) { plain.destroyCounter(handler) }

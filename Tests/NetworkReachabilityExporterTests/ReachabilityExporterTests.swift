@@ -20,7 +20,8 @@ struct ReachabilityExporterTests {
         try network.addAddress("192.0.2.10/24", to: "eth0")
         try network.addDefaultRoute(via: "192.0.2.1")
         let registry = PrometheusCollectorRegistry()
-        registry.makeGauge(name: "my_app_up", help: "The server's own series.").set(to: 1.0)
+        registry.makeGauge(descriptor: MetricNameDescriptor(metricName: "my_app_up", unitName: "", helpText: "The server's own series."))
+            .set(to: 1.0)
         let loop = NIOAsyncTestingEventLoop()
         let exporter = try ReachabilityExporter(
             targets: [("internet", try NetworkReachability(network: network))], registry: registry, eventLoop: loop)
