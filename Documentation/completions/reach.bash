@@ -188,14 +188,11 @@ _reach_status() {
     repeating_flags=()
     non_repeating_flags=(--json --verbose --version -h --help)
     repeating_options=(--prohibit)
-    non_repeating_options=(--from --resolution-timeout --validate --validation-timeout --require)
-    __reach_offer_flags_options 1
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --from)
+    __reach_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
-    '--from')
-        return
-        ;;
     '--resolution-timeout')
         return
         ;;
@@ -211,6 +208,9 @@ _reach_status() {
         ;;
     '--prohibit')
         __reach_add_completions -W 'wifi'$'\n''wiredEthernet'$'\n''cellular'$'\n''loopback'$'\n''other'
+        return
+        ;;
+    '--from')
         return
         ;;
     esac
@@ -249,14 +249,11 @@ _reach_wait() {
     repeating_flags=()
     non_repeating_flags=(--all --any --verbose --version -h --help)
     repeating_options=(--prohibit)
-    non_repeating_options=(--timeout --resolution-timeout --validate --validation-timeout --require)
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --timeout)
     __reach_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
-    '--timeout')
-        return
-        ;;
     '--resolution-timeout')
         return
         ;;
@@ -272,6 +269,9 @@ _reach_wait() {
         ;;
     '--prohibit')
         __reach_add_completions -W 'wifi'$'\n''wiredEthernet'$'\n''cellular'$'\n''loopback'$'\n''other'
+        return
+        ;;
+    '--timeout')
         return
         ;;
     esac
@@ -319,27 +319,12 @@ _reach_serve() {
     repeating_flags=()
     non_repeating_flags=(--verbose --version -h --help)
     repeating_options=(--prohibit)
-    non_repeating_options=(--listen --resolution-timeout --request-timeout --max-connections --max-streams --web-config --validate --validation-timeout --require)
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --listen --request-timeout --max-connections --max-streams --web-config)
     __reach_offer_flags_options -1
 
     # Offer option value completions
     case "${prev}" in
-    '--listen')
-        return
-        ;;
     '--resolution-timeout')
-        return
-        ;;
-    '--request-timeout')
-        return
-        ;;
-    '--max-connections')
-        return
-        ;;
-    '--max-streams')
-        return
-        ;;
-    '--web-config')
         return
         ;;
     '--validate')
@@ -354,6 +339,21 @@ _reach_serve() {
         ;;
     '--prohibit')
         __reach_add_completions -W 'wifi'$'\n''wiredEthernet'$'\n''cellular'$'\n''loopback'$'\n''other'
+        return
+        ;;
+    '--listen')
+        return
+        ;;
+    '--request-timeout')
+        return
+        ;;
+    '--max-connections')
+        return
+        ;;
+    '--max-streams')
+        return
+        ;;
+    '--web-config')
         return
         ;;
     esac

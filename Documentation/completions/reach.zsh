@@ -78,15 +78,15 @@ _reach_status() {
     local -ar ___require=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar arg_specs=(
-        ':target:'
-        '--from[Local address to send from (the target must be an address).]:from:'
+        '*:targets:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
-        '--json[Print one JSON object instead of a line of text.]'
-        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
+        '--from[Local address to send from (the target must be an address).]:from:'
+        '--json[Print one JSON object instead of a line of text.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -102,12 +102,12 @@ _reach_watch() {
     local -ar arg_specs=(
         '*:targets:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
-        '--json[Print one JSON object per line.]'
-        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
+        '--json[Print one JSON object per line.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -122,15 +122,15 @@ _reach_wait() {
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar arg_specs=(
         '*:targets:'
-        '--timeout[Seconds to wait at most; 0 checks once.]:timeout:'
-        '--all[Wait until every target is reachable (the default), or until any one is.]'
-        '--any[Wait until every target is reachable (the default), or until any one is.]'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
-        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
+        '--timeout[Seconds to wait at most; 0 checks once.]:timeout:'
+        '--all[Wait until every target is reachable (the default), or until any one is.]'
+        '--any[Wait until every target is reachable (the default), or until any one is.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -184,17 +184,17 @@ _reach_serve() {
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar arg_specs=(
         '*:targets:'
-        '--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 for every interface.]:listen:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
+        '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
+        '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
+        '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
+        '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
+        '--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 for every interface.]:listen:'
         '--request-timeout[Seconds a client has to send a whole request (and take its answer) before it is closed.]:request-timeout:'
         '--max-connections[Connections open at once; at the bound, the oldest one not yet answered makes room.]:max-connections:'
         '--max-streams[/events streams open at once; one more is answered 503.]:max-streams:'
         '--web-config[A file of TLS and basic authentication settings, as Prometheus'\'' exporters take (tls_server_config, basic_auth_users).]:web-config:'
         '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
-        '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
-        '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
-        '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
-        '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

@@ -3,8 +3,8 @@ import NetworkReachabilityKit
 
 extension NetworkInterface.InterfaceType: ExpressibleByArgument {}
 
-/// `--require TYPE` and `--prohibit TYPE`: NWPathMonitor's required and prohibited interface types, for `status`,
-/// `watch` and `wait`.
+/// `--require TYPE` and `--prohibit TYPE`: NWPathMonitor's required and prohibited interface types, part of
+/// ``TargetOptions``.
 struct InterfaceOptions: ParsableArguments {
     @Option(
         name: .customLong("require"),

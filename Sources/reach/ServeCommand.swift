@@ -29,16 +29,10 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, or host names.")
-    var targets: [String] = []
+    @OptionGroup var targetOptions: TargetOptions
 
     @Option(help: "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface.")
     var listen: ListenAddress = .standard
-
-    @Option(
-        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
-        transform: Seconds.parser(in: Seconds.resolution))
-    var resolutionTimeout: Seconds = .standardResolution
 
     @Option(
         parsing: .unconditional,
@@ -66,21 +60,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: VerboseOption
 
-    @OptionGroup var validation: ValidationOptions
-
-    @OptionGroup var interfaces: InterfaceOptions
-
-    func run() async throws {
-        // Every argument is checked before anything starts: one bad one, and nothing listens.
-        let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
-            interfaces.restrict(try TargetArgument(text))
-        }
-        let configuration = try validation.configuration()
-        if configuration != nil && !arguments.contains(where: \.isInternet) { throw ValidationOptions.internetOnly }
+    func validate() throws {
         guard maxStreams.value <= maxConnections.value else {
             throw ValidationError("--max-streams (\(maxStreams)) cannot be more than --max-connections (\(maxConnections))")
         }
-        let validated = configuration == nil ? nil : arguments.firstIndex(where: \.isInternet)
+    }
+
+    func run() async throws {
+        let parsed = try targetOptions.parsed()
+        let arguments = parsed.arguments
         var limits = ServeLimits(targets: arguments.count)
         limits.maxConnections = maxConnections.value
         limits.maxStreams = maxStreams.value
@@ -93,12 +81,10 @@ struct ServeCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))
         let logger = logging.logger
-        let watched = try arguments.map { (argument) throws(ReachabilityError) in
-            try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
-        }
+        let watched = try targetOptions.reachabilities(of: parsed, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var validator: ConnectivityValidator?
-        if let configuration, let validated {
+        if let configuration = parsed.validation, let validated = parsed.validated {
             validator = try ConnectivityValidator(reachability: watched[validated], configuration: configuration)
         }
         let exporter = try ReachabilityExporter(

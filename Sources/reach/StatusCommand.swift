@@ -9,32 +9,28 @@ struct StatusCommand: AsyncParsableCommand {
         abstract: "Print the current state of a target once (exit 0 reachable, 1 not reachable, 64 bad input)."
     )
 
-    @Argument(help: "internet (default), link-local, an IPv4/IPv6 address, or a host name.")
-    var target: String = "internet"
+    @OptionGroup var targetOptions: TargetOptions
 
     @Option(name: .customLong("from"), help: "Local address to send from (the target must be an address).")
     var local: String?
-
-    @Option(
-        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
-        transform: Seconds.parser(in: Seconds.resolution))
-    var resolutionTimeout: Seconds = .standardResolution
 
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false
 
     @OptionGroup var logging: VerboseOption
 
-    @OptionGroup var validation: ValidationOptions
-
-    @OptionGroup var interfaces: InterfaceOptions
+    func validate() throws {
+        guard targetOptions.targets.count <= 1 else {
+            throw ValidationError("status reads one target; watch and wait read several")
+        }
+        if local != nil { _ = try targetOptions.parse(from: local) }
+    }
 
     func run() async throws {
-        let argument = interfaces.restrict(try TargetArgument(target, from: local))
-        let configuration = try validation.configuration()
-        if configuration != nil && !argument.isInternet { throw ValidationOptions.internetOnly }
-        let reachability = try NetworkReachability(
-            target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logging.logger)
+        let parsed = try targetOptions.parsed(from: local)
+        let argument = parsed.arguments[0]
+        let configuration = parsed.validation
+        let reachability = try targetOptions.reachabilities(of: parsed, logger: logging.logger)[0]
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {

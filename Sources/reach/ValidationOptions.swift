@@ -2,7 +2,7 @@ import ArgumentParser
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 
-/// `--validate URL` and `--validation-timeout SECONDS`, shared by `status` and `watch`.
+/// `--validate URL` and `--validation-timeout SECONDS`, part of every command's ``TargetOptions``.
 struct ValidationOptions: ParsableArguments {
     @Option(
         name: .customLong("validate"),

@@ -15,8 +15,7 @@ struct WaitCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
-    var targets: [String] = []
+    @OptionGroup var targetOptions: TargetOptions
 
     @Option(
         parsing: .unconditional, help: "Seconds to wait at most; 0 checks once.", transform: Seconds.parser(in: Seconds.wait))
@@ -25,35 +24,18 @@ struct WaitCommand: AsyncParsableCommand {
     @Flag(help: "Wait until every target is reachable (the default), or until any one is.")
     var mode: Mode = .all
 
-    @Option(
-        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
-        transform: Seconds.parser(in: Seconds.resolution))
-    var resolutionTimeout: Seconds = .standardResolution
-
     @OptionGroup var logging: VerboseOption
-
-    @OptionGroup var validation: ValidationOptions
-
-    @OptionGroup var interfaces: InterfaceOptions
 
     enum Mode: String, EnumerableFlag {
         case all, any
     }
 
     func run() async throws {
-        let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
-            interfaces.restrict(try TargetArgument(text))
-        }
-        let configuration = try validation.configuration()
-        if configuration != nil && !arguments.contains(where: \.isInternet) {
-            throw ValidationOptions.internetOnly
-        }
-        let waits = try arguments.map { (argument) throws(ReachabilityError) in
+        let parsed = try targetOptions.parsed()
+        let waits = zip(parsed.arguments, try targetOptions.reachabilities(of: parsed, logger: logging.logger)).map {
+            argument, reachability in
             TargetWait(
-                argument: argument,
-                reachability: try NetworkReachability(
-                    target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logging.logger),
-                validation: argument.isInternet ? configuration : nil)
+                argument: argument, reachability: reachability, validation: argument.isInternet ? parsed.validation : nil)
         }
         let needed = mode == .all ? waits.count : 1
         let deadline = ContinuousClock.now + timeout.duration

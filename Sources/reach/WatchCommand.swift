@@ -15,39 +15,19 @@ struct WatchCommand: ParsableCommand {
         abstract: "Print each target's state, then a line whenever its flags or path change, until interrupted."
     )
 
-    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, or host names.")
-    var targets: [String] = []
-
-    @Option(
-        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
-        transform: Seconds.parser(in: Seconds.resolution))
-    var resolutionTimeout: Seconds = .standardResolution
+    @OptionGroup var targetOptions: TargetOptions
 
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
     @OptionGroup var logging: VerboseOption
 
-    @OptionGroup var validation: ValidationOptions
-
-    @OptionGroup var interfaces: InterfaceOptions
-
     func run() throws {
-        // Every target is checked before anything is printed: one bad one, and nothing starts.
-        let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
-            interfaces.restrict(try TargetArgument(text))
-        }
-        let configuration = try validation.configuration()
-        if configuration != nil && !arguments.contains(where: \.isInternet) {
-            throw ValidationOptions.internetOnly
-        }
+        let parsed = try targetOptions.parsed()
+        let arguments = parsed.arguments
+        let configuration = parsed.validation
         let logger = logging.logger
-        let watched = try arguments.map { (argument) throws(ReachabilityError) in
-            (
-                argument,
-                try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
-            )
-        }
+        let watched = Array(zip(arguments, try targetOptions.reachabilities(of: parsed, logger: logger)))
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         Self.exitOnSignals()
         Self.endOnClosedOutput()

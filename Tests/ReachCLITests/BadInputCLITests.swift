@@ -28,6 +28,8 @@ struct BadInputCLITests {
         ["serve", "--validate", "http://x:99999/"], ["serve", "--validate", huge], ["serve", "--web-config", "/nonexistent"],
         ["serve", "--request-timeout", huge], ["wait", "--timeout", "-5"], ["wait", "--timeout", "86401"],
         ["status", "--validation-timeout", "0"], ["status", "--require", "bogus"], ["watch", "--prohibit", ""],
+        // Every target and option is checked before a word is said: no "is a URL" line ahead of the error.
+        ["watch", "http://192.0.2.1/", "bad..name"], ["wait", "http://192.0.2.1/", "--validate", "http://x:99999/"],
     ])
     func badArgumentsExit64WithOneLineOnStderr(arguments: [String]) throws {
         let result = try ReachBinary.run(arguments)

@@ -1,0 +1,67 @@
+import ArgumentParser
+import Logging
+import NetworkReachabilityKit
+import NetworkReachabilityValidation
+
+/// The targets a command reads and how each is read: the resolution timeout, the interface types and validation.
+/// `status`, `watch`, `wait` and `serve` share it, and it is checked whole in ``validate()``, before any command
+/// starts: one bad target or option, and nothing is watched, printed or served.
+struct TargetOptions: ParsableArguments {
+    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
+    var targets: [String] = []
+
+    @Option(
+        parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
+        transform: Seconds.parser(in: Seconds.resolution))
+    var resolutionTimeout: Seconds = .standardResolution
+
+    @OptionGroup var validation: ValidationOptions
+
+    @OptionGroup var interfaces: InterfaceOptions
+
+    /// What the options say, parsed.
+    struct Parsed {
+        /// The targets as given (`internet` when none is), restricted as `--require` and `--prohibit` say.
+        let arguments: [TargetArgument]
+        /// `--validate`'s configuration, or `nil` without it.
+        let validation: ValidationConfiguration?
+
+        /// The target the probes check: the first internet target, with `--validate`.
+        var validated: Int? { validation == nil ? nil : arguments.firstIndex(where: \.isInternet) }
+    }
+
+    func validate() throws { _ = try parse(from: nil) }
+
+    /// Parses the targets (with `status`'s `--from`, an address pair) and the validation options: a bad one is
+    /// a `ValidationError` with the typed error's words, so it is one line and exit 64 as any bad option is.
+    func parse(from local: String?) throws -> Parsed {
+        do {
+            let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
+                interfaces.restrict(try TargetArgument(text, from: local))
+            }
+            let configuration = try validation.configuration()
+            if configuration != nil && !arguments.contains(where: \.isInternet) { throw ValidationOptions.internetOnly }
+            return Parsed(arguments: arguments, validation: configuration)
+        } catch let error as ReachabilityError {
+            throw ValidationError(error.description)
+        } catch let error as ValidationConfigurationError {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The options as parsed by ``validate()``; a URL target is said on stderr here, once.
+    func parsed(from local: String? = nil) throws -> Parsed {
+        let parsed = try parse(from: local)
+        for argument in parsed.arguments {
+            if let notice = argument.urlNotice { Output.error("reach: \(notice)") }
+        }
+        return parsed
+    }
+
+    /// A monitor of each target, reading with the resolution timeout.
+    func reachabilities(of parsed: Parsed, logger: Logger) throws(ReachabilityError) -> [NetworkReachability] {
+        try parsed.arguments.map { (argument) throws(ReachabilityError) in
+            try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
+        }
+    }
+}
