@@ -15,7 +15,6 @@ import NetworkReachabilityKit
 /// for all: pure rules, checked against the kernel in `IncrementalEvaluationInNamespaceTests`.
 struct RouteSharingTests {
     private typealias Group = RouteSharing.Group
-    private typealias MatchedEntry = TargetDependency.MatchedEntry
     private static let main = RouteSharing.mainTable
     private static func prefix(_ address: String, _ length: Int) throws -> IPPrefix {
         IPPrefix(address: try IPAddress(address), length: length)
@@ -34,13 +33,19 @@ struct RouteSharingTests {
         _ targets: [ReachabilityTarget], _ matches: [MatchedEntry?], marked: Set<Int> = []
     ) -> [DueTarget] {
         zip(targets, matches).enumerated().map { position, pair in
-            DueTarget(pair.0, previous: marked.contains(position) ? nil : TargetDependency(matchedEntry: pair.1))
+            DueTarget(pair.0, previous: marked.contains(position) ? nil : TargetDependency(backendNote: pair.1))
         }
     }
     private static func groups(
         _ targets: [ReachabilityTarget], _ matches: [MatchedEntry?], marked: Set<Int> = [], after changes: NetworkChanges
     ) -> [Group] {
         RouteSharing.groups(of: due(targets, matches, marked: marked), after: changes)
+    }
+
+    @Test func aMatchedEntryIsNotedWithoutAnAllocation() {
+        // An existential holds up to three words inline; a larger note would be boxed on the heap for every target.
+        #expect(MemoryLayout<MatchedEntry>.size <= 3 * MemoryLayout<Int>.size)
+        #expect(MemoryLayout<MatchedEntry>.alignment <= MemoryLayout<Int>.alignment)
     }
 
     @Test func targetsThatMatchedAChangedRouteFormOneGroupPerPrefix() throws {

@@ -4,17 +4,7 @@
 ///
 /// Sound because a route only matches destinations inside its prefix, a link change that can revive routes is
 /// reported as affecting everything, and the kernel reports the routes an address brings and takes with it.
-package struct TargetDependency: Sendable, Equatable {
-    /// What a destination's lookup matched in the routing tables when the backend asked: a table's entry, or
-    /// nothing. The monitor keeps it and hands it back with the target's next evaluation (``DueTarget/previous``),
-    /// so that a backend can answer the targets that matched one changed entry together.
-    package enum MatchedEntry: Sendable, Equatable {
-        /// The entry of this routing table with this destination prefix.
-        case entry(table: UInt32, prefix: IPPrefix)
-        /// No entry: the tables held nothing for the destination, or only a route that passed it on.
-        case none
-    }
-
+package struct TargetDependency: Sendable {
     /// Evaluated again after every change (the internet, link-local, hosts, failed evaluations).
     package var always = false
     /// Destinations beside the target's own addresses, without zones, whose route lookups decide the answer (the
@@ -24,8 +14,10 @@ package struct TargetDependency: Sendable, Equatable {
     package var interfaceIndex: Int?
     /// The source address of the answer's route.
     package var sourceAddress: IPAddress?
-    /// What the first destination's lookup matched, when the backend asked.
-    package var matchedEntry: MatchedEntry?
+    /// What the backend noted of the answer's lookups for the target's next evaluation (``DueTarget/previous``),
+    /// such as the routing entry the Linux backend matched, to answer targets that matched one changed entry
+    /// together. The monitor keeps it and never reads it.
+    package var backendNote: (any Hashable & Sendable)?
 
     /// Depends on every change.
     package static let always = TargetDependency(always: true)
@@ -33,13 +25,13 @@ package struct TargetDependency: Sendable, Equatable {
     /// Makes a dependency.
     package init(
         always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
-        matchedEntry: MatchedEntry? = nil
+        backendNote: (any Hashable & Sendable)? = nil
     ) {
         self.always = always
         self.destinations = destinations
         self.interfaceIndex = interfaceIndex
         self.sourceAddress = sourceAddress
-        self.matchedEntry = matchedEntry
+        self.backendNote = backendNote
     }
 
     /// Whether `changes` can have changed `target`'s answer: they affect everything or this target always; or they

@@ -106,12 +106,12 @@ struct RouteSharing {
 
     /// `address`'s evaluation from the kernel's `answer`, with the entry it matched.
     private static func evaluation(
-        of address: IPAddress, _ answer: RouteAnswer, match: TargetDependency.MatchedEntry?, with evaluator: TargetEvaluator
+        of address: IPAddress, _ answer: RouteAnswer, match: MatchedEntry?, with evaluator: TargetEvaluator
     ) -> TargetEvaluation {
         var evaluation = TargetEvaluator.evaluation(of: .address(address)) { () throws(ReachabilityError) in
             try evaluator.evaluate(address, answer: answer)
         }
-        if !evaluation.dependency.always { evaluation.dependency.matchedEntry = match }
+        if !evaluation.dependency.always { evaluation.dependency.backendNote = match }
         return evaluation
     }
 
@@ -126,7 +126,7 @@ struct RouteSharing {
         var lastJoined: (key: Group.Key, index: Int)?  // after a default route's change nearly all join one group
         for (position, target) in due.enumerated() {
             guard case .address(let address) = target.target, address.zone == nil, isOrdinaryIPv4Unicast(address),
-                let match = target.previous?.matchedEntry,
+                let match = target.previous?.backendNote as? MatchedEntry,
                 let key = groupKey(of: address, match, among: changes.routePrefixes)
             else { continue }
             if let index = lastJoined?.key == key ? lastJoined?.index : positions[key] {
@@ -145,21 +145,19 @@ struct RouteSharing {
     /// changed prefix around it. `nil` when it joins none: it matched another table or an unchanged route, or a
     /// narrower changed route may take it alone.
     private static func groupKey(
-        of address: IPAddress, _ match: TargetDependency.MatchedEntry, among changed: [IPPrefix]
+        of address: IPAddress, _ match: MatchedEntry, among changed: [IPPrefix]
     ) -> Group.Key? {
-        switch match {
-        case .entry(let table, let prefix):
-            guard table == mainTable, changed.contains(prefix),
+        if let prefix = match.prefix {
+            guard match.table == mainTable, changed.contains(prefix),
                 !changed.contains(where: { $0.length > prefix.length && $0.contains(address) })
             else { return nil }
             return Group.Key(prefix: prefix, matchedNothing: false)
-        case .none:
-            var narrowest: IPPrefix?
-            for prefix in changed where prefix.contains(address) && prefix.length > narrowest?.length ?? -1 {
-                narrowest = prefix
-            }
-            return narrowest.map { Group.Key(prefix: $0, matchedNothing: true) }
         }
+        var narrowest: IPPrefix?
+        for prefix in changed where prefix.contains(address) && prefix.length > narrowest?.length ?? -1 {
+            narrowest = prefix
+        }
+        return narrowest.map { Group.Key(prefix: $0, matchedNothing: true) }
     }
 
     /// Answers every member of each group with one entry and one path lookup, where that is exact (see ``Group``):
@@ -228,7 +226,7 @@ struct RouteSharing {
     /// table changed since the batch, and the members are asked one by one).
     static func sharedAnswer(
         entry: RouteAnswer, path: RouteAnswer, after prefix: IPPrefix
-    ) -> (answer: RouteAnswer, match: TargetDependency.MatchedEntry?)? {
+    ) -> (answer: RouteAnswer, match: MatchedEntry?)? {
         switch entry {
         case .noRoute(let code):
             guard case .noRoute(let pathCode) = path, pathCode == code else { return nil }
@@ -249,12 +247,12 @@ struct RouteSharing {
     /// change between the two round trips could part them).
     static func answersWithEntries(
         for addresses: [IPAddress], queries: KernelQueries
-    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: TargetDependency.MatchedEntry?)] {
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: MatchedEntry?)] {
         let asksEntry = addresses.map(isOrdinaryIPv4Unicast)
         if addresses.count <= sideBySideLimit { return try sideBySide(addresses, asksEntry: asksEntry, queries: queries) }
         let entries = try lookupRoutes(
             zip(addresses, asksEntry).map { $1 ? .entry(matching: $0) : .path(to: $0) }, queries: queries)
-        var results = [(answer: RouteAnswer, match: TargetDependency.MatchedEntry?)?](repeating: nil, count: addresses.count)
+        var results = [(answer: RouteAnswer, match: MatchedEntry?)?](repeating: nil, count: addresses.count)
         var paths: [(address: IPAddress, entry: Route)] = []
         var pathOfEntry: [EntryKey: Int] = [:]
         var pending: [(position: Int, path: Int)] = []
@@ -296,14 +294,14 @@ struct RouteSharing {
     /// Each address's entry (where asked) and path in one round trip.
     private static func sideBySide(
         _ addresses: [IPAddress], asksEntry: [Bool], queries: KernelQueries
-    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: TargetDependency.MatchedEntry?)] {
+    ) throws(ReachabilityError) -> [(answer: RouteAnswer, match: MatchedEntry?)] {
         var lookups: [RouteLookup] = []
         for (address, entry) in zip(addresses, asksEntry) {
             if entry { lookups.append(.entry(matching: address)) }
             lookups.append(.path(to: address))
         }
         let answers = try lookupRoutes(lookups, queries: queries)
-        var results: [(answer: RouteAnswer, match: TargetDependency.MatchedEntry?)] = []
+        var results: [(answer: RouteAnswer, match: MatchedEntry?)] = []
         var next = 0
         for entry in asksEntry {
             let match = entry ? matchedEntry(answers[next]) : nil
@@ -324,10 +322,10 @@ struct RouteSharing {
 
     /// What an entry lookup's answer says was matched; `nil` for a failure that names a refusing route of its own
     /// (`EHOSTUNREACH`, `EACCES`, `EINVAL`), which this does not tell apart.
-    static func matchedEntry(_ answer: RouteAnswer) -> TargetDependency.MatchedEntry? {
+    static func matchedEntry(_ answer: RouteAnswer) -> MatchedEntry? {
         switch answer {
         case .route(let route): .entry(table: route.table, prefix: route.prefix)
-        case .noRoute(.nothingMatched): TargetDependency.MatchedEntry.none
+        case .noRoute(.nothingMatched): MatchedEntry.none
         case .noRoute: nil
         }
     }
