@@ -21,14 +21,15 @@ let package = Package(
     ],
     // What an adopter pays for is chosen by traits: a library user who names none (`traits: []`) resolves only
     // swift-log and swift-metrics. `Validation` brings AsyncHTTPClient for NetworkReachabilityValidation, `Exporter`
-    // SwiftNIO, Prometheus and service-lifecycle for NetworkReachabilityExporter, `Command` the `reach` command with
-    // both; the default is `Command`, so that `swift run reach` and the tests build here as they are.
+    // SwiftNIO, Prometheus and service-lifecycle for NetworkReachabilityExporter, `Queue` GRDB for the durable queue,
+    // `Command` the `reach` command with all three; the default is `Command`, so that `swift run reach` and the tests build here as they are.
     traits: [
         .trait(name: "Validation", description: "NetworkReachabilityValidation's HTTP prober (AsyncHTTPClient)."),
         .trait(name: "Exporter", description: "NetworkReachabilityExporter (SwiftNIO, Prometheus, service-lifecycle)."),
+        .trait(name: "Queue", description: "The durable queue's SQLite store (GRDB)."),
         .trait(
-            name: "Command", description: "The reach command (ArgumentParser), with validation and the exporter.",
-            enabledTraits: ["Validation", "Exporter"]),
+            name: "Command", description: "The reach command (ArgumentParser), with validation, the exporter and the queue.",
+            enabledTraits: ["Validation", "Exporter", "Queue"]),
         .default(enabledTraits: ["Command"]),
     ],
     dependencies: [
@@ -41,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions: the Linux backend's alone.
@@ -127,6 +129,15 @@ let package = Package(
         // `reach serve`'s exporter, for a server to embed: each target's Prometheus series in the server's own
         // registry, the JSON of `/status` and `/events`, and the HTTP/1 server on SwiftNIO with TLS, basic
         // authentication and gzip that `reach serve` runs.
+        // The durable queue: jobs in SQLite that survive a crash and a reboot (its store so far).
+        .target(
+            name: "NetworkReachabilityQueue",
+            dependencies: [
+                "NetworkReachabilityCore",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "NetworkReachabilityExporter",
             dependencies: [
@@ -238,6 +249,14 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetworkReachabilityQueueTests",
+            dependencies: [
+                "NetworkReachabilityQueue", "NetworkReachabilityCore",
+                .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings
         ),

@@ -30,6 +30,7 @@ struct LayerRulesTests {
         "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX", "NetworkReachabilityKit",
         "NetworkReachabilityRadio", "NetworkReachabilityTesting", "NetworkReachabilityValidationCore",
         "NetworkReachabilityValidation", "NetworkReachabilityNotifications", "NetworkReachabilityExporter",
+        "NetworkReachabilityQueue",
     ]
 
     @Test func theCoreImportsNoCLibraryAndNoPlatformModule() throws {

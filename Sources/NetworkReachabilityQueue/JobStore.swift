@@ -1,0 +1,283 @@
+import Foundation
+import GRDB
+import NetworkReachabilityCore
+
+/// The durable queue's jobs in an SQLite database (GRDB, WAL mode): every change is one transaction, committed before
+/// the call returns, so a process killed at any moment leaves each job either whole or absent, and never loses one
+/// that a call said was added.
+///
+/// Several processes may open one file (scripts add while a worker runs); only the worker calls
+/// ``recoverInterruptedRuns()``, ``claimNext(now:where:)`` and what follows a claim.
+package final class JobStore: Sendable {
+    /// What the queue holds at most; at either bound ``submit(_:now:)`` throws ``QueueError/full(reason:)``.
+    package struct Limits: Sendable {
+        /// Jobs of every state, failed ones included.
+        package var maximumJobs = 100_000
+        /// The payloads' bytes together.
+        package var maximumPayloadBytes = 256 * 1024 * 1024
+
+        package init() {}
+    }
+
+    /// What a job is when it is submitted.
+    package struct Submission: Sendable {
+        package var kind: String
+        package var payload: [UInt8]
+        package var conditions = JobConditions()
+        package var retryPolicy = RetryPolicy.standard
+        /// With a key, a job already queued under it is replaced (`replacesQueued`), or this one is dropped.
+        package var key: String?
+        package var replacesQueued = true
+        /// Milliseconds since 1970 after which the job is failed rather than run.
+        package var expiresAt: Int64?
+
+        package init(kind: String, payload: [UInt8]) {
+            self.kind = kind
+            self.payload = payload
+        }
+    }
+
+    /// The file, as given.
+    package let path: String
+    private let limits: Limits
+    private let database: DatabasePool
+
+    /// Opens the queue in `path`, creating the file when it does not exist.
+    ///
+    /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not an SQLite database or holds other tables
+    ///   (it is left as it is), ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
+    package init(path: String, limits: Limits = Limits()) throws(QueueError) {
+        self.path = path
+        self.limits = limits
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)  // another process's write transaction, never held for long
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+        do {
+            // Read first: the migrator writes its own table before it migrates, and another program's database must
+            // be left as it is.
+            let tables = try database.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
+            guard tables.allSatisfy(ours.contains) else { throw QueueError.notADatabase(path: path) }
+            try Self.migrator.migrate(database)
+        } catch let error as QueueError {
+            throw error
+        } catch {
+            throw Self.openingError(error, path: path)
+        }
+    }
+
+    private static func openingError(_ error: any Error, path: String) -> QueueError {
+        if let error = error as? DatabaseError, error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            return .notADatabase(path: path)
+        }
+        if let error = error as? DatabaseError { return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)") }
+        return .cannotOpen(path: path, reason: "\(error)")
+    }
+
+    /// The schema, in versions.
+    private static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("jobs") { db in
+            // AUTOINCREMENT: an id is never given twice, so a removed job's id never names a later one.
+            try db.execute(
+                sql: """
+                    CREATE TABLE job (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        kind TEXT NOT NULL,
+                        payload BLOB NOT NULL,
+                        conditions TEXT NOT NULL,
+                        maximumAttempts INTEGER NOT NULL,
+                        initialDelay INTEGER NOT NULL,
+                        multiplier REAL NOT NULL,
+                        maximumDelay INTEGER NOT NULL,
+                        key TEXT UNIQUE,
+                        state TEXT NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        nextAttemptAt INTEGER NOT NULL DEFAULT 0,
+                        expiresAt INTEGER,
+                        lastError TEXT
+                    );
+                    CREATE INDEX job_state ON job(state, id);
+                    """)
+        }
+        return migrator
+    }()
+
+    // MARK: - Submitting
+
+    /// Adds a job, committed before this returns; its id, or the id of the queued job its key kept.
+    package func submit(_ submission: Submission, now: Int64) throws(QueueError) -> Int64 {
+        let conditions = String(decoding: try Self.encode(submission.conditions), as: UTF8.self)
+        return try write { db in
+            if let key = submission.key,
+                let queued = try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE key = ?", arguments: [key])
+            {
+                guard submission.replacesQueued else { return queued }
+                try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [queued])
+            }
+            let (count, bytes) =
+                try Row.fetchOne(db, sql: "SELECT count(*), total(length(payload)) FROM job")
+                .map { (Int($0[0] as Int64), Int($0[1] as Double)) } ?? (0, 0)
+            guard count < self.limits.maximumJobs else {
+                throw QueueError.full(reason: "it holds \(count) jobs, its most")
+            }
+            guard bytes + submission.payload.count <= self.limits.maximumPayloadBytes else {
+                throw QueueError.full(
+                    reason: "\(submission.payload.count) more payload bytes would pass its \(self.limits.maximumPayloadBytes)")
+            }
+            let policy = submission.retryPolicy
+            try db.execute(
+                sql: """
+                    INSERT INTO job (kind, payload, conditions, maximumAttempts, initialDelay, multiplier, maximumDelay,
+                        key, state, nextAttemptAt, expiresAt)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?)
+                    """,
+                arguments: [
+                    submission.kind, Data(submission.payload), conditions, policy.maximumAttempts,
+                    Self.milliseconds(policy.initialDelay), policy.multiplier, Self.milliseconds(policy.maximumDelay),
+                    submission.key, now, submission.expiresAt,
+                ])
+            return db.lastInsertedRowID
+        }
+    }
+
+    // MARK: - Running
+
+    /// Makes every run the last worker did not finish waiting again, and returns how many: a worker's first act.
+    package func recoverInterruptedRuns() throws(QueueError) -> Int {
+        try write { db in
+            try db.execute(sql: "UPDATE job SET state = 'waiting' WHERE state = 'running'")
+            return db.changesCount
+        }
+    }
+
+    /// Claims the first job, in order of submission, that is due at `now` and whose conditions hold: it is
+    /// `running` and its attempt counted when this returns. Expired jobs met on the way are failed.
+    package func claimNext(now: Int64, where holds: (JobConditions) -> Bool) throws(QueueError) -> StoredJob? {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE job SET state = 'failed', lastError = 'expired'
+                    WHERE state IN ('waiting', 'retrying') AND expiresAt IS NOT NULL AND expiresAt <= ?
+                    """, arguments: [now])
+            let due = try Row.fetchCursor(
+                db, sql: "SELECT * FROM job WHERE state IN ('waiting', 'retrying') AND nextAttemptAt <= ? ORDER BY id",
+                arguments: [now])
+            while let row = try due.next() {
+                let job = try Self.job(row)
+                guard holds(job.conditions) else { continue }
+                try db.execute(
+                    sql: "UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = ?", arguments: [job.id])
+                return try Self.job(try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [job.id])!)
+            }
+            return nil
+        }
+    }
+
+    /// The job succeeded: it is gone, and never runs again.
+    package func complete(_ id: Int64) throws(QueueError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [id])
+            guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
+        }
+    }
+
+    /// The job's attempt failed: it retries after its policy's delay, or is failed for good after its last
+    /// attempt. Returns its new state.
+    package func fail(_ id: Int64, now: Int64, reason: String) throws(QueueError) -> StoredJob.State {
+        try write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else {
+                throw QueueError.noSuchJob(id)
+            }
+            let job = try Self.job(row)
+            let state: StoredJob.State = job.attempts >= job.retryPolicy.maximumAttempts ? .failed : .retrying
+            let next = now + Self.milliseconds(job.retryPolicy.delay(afterFailures: job.attempts))
+            try db.execute(
+                sql: "UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ? WHERE id = ?",
+                arguments: [state.rawValue, next, reason, id])
+            return state
+        }
+    }
+
+    /// The job's conditions stopped holding while it ran: it waits for them again, its attempt given back.
+    package func giveBack(_ id: Int64) throws(QueueError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE job SET state = 'waiting', attempts = max(attempts - 1, 0) WHERE id = ? AND state = 'running'",
+                arguments: [id])
+            guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
+        }
+    }
+
+    // MARK: - Looking
+
+    /// Every job, in order of submission.
+    package func jobs() throws(QueueError) -> [StoredJob] {
+        do {
+            return try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM job ORDER BY id").map(Self.job) }
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    /// Removes a job whatever its state; whether there was one.
+    package func remove(_ id: Int64) throws(QueueError) -> Bool {
+        try write { db in
+            try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [id])
+            return db.changesCount == 1
+        }
+    }
+
+    // MARK: - Rows
+
+    private func write<Result>(_ body: (Database) throws -> Result) throws(QueueError) -> Result {
+        do {
+            return try database.write(body)
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    private func storageError(_ error: any Error) -> QueueError {
+        if let error = error as? QueueError { return error }
+        if let error = error as? DatabaseError {
+            if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT { return .notADatabase(path: path) }
+            return .storage(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+        return .storage(path: path, reason: "\(error)")
+    }
+
+    private static func job(_ row: Row) throws -> StoredJob {
+        let conditions = try JSONDecoder().decode(JobConditions.self, from: Data((row["conditions"] as String).utf8))
+        let policy = try RetryPolicy(
+            maximumAttempts: row["maximumAttempts"], initialDelay: .milliseconds(row["initialDelay"] as Int64),
+            multiplier: row["multiplier"], maximumDelay: .milliseconds(row["maximumDelay"] as Int64))
+        return StoredJob(
+            id: row["id"], kind: row["kind"], payload: Array(row["payload"] as Data), conditions: conditions,
+            retryPolicy: policy, key: row["key"], state: StoredJob.State(rawValue: row["state"]) ?? .waiting,
+            attempts: row["attempts"], nextAttemptAt: row["nextAttemptAt"], expiresAt: row["expiresAt"],
+            lastError: row["lastError"])
+    }
+
+    private static func encode(_ conditions: JobConditions) throws(QueueError) -> Data {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return try encoder.encode(conditions)
+        } catch {
+            throw .storage(path: "", reason: "conditions cannot be encoded: \(error)")
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds.multipliedReportingOverflow(by: 1000).overflow
+            ? .max : seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

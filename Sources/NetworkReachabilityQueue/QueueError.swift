@@ -1,0 +1,23 @@
+/// Why the durable queue refused or failed: each names the database file, or the bound that was reached.
+package enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file cannot be opened or created (its directory is missing, or it may not be read or written).
+    case cannotOpen(path: String, reason: String)
+    /// The file exists and is not an SQLite database, or not this queue's: it is left as it is.
+    case notADatabase(path: String)
+    /// A read or write of an open database failed (a full disk, a corrupt page).
+    case storage(path: String, reason: String)
+    /// The queue holds its most jobs, or its most payload bytes: the job was not added.
+    case full(reason: String)
+    /// The job is not in the queue (done, or removed).
+    case noSuchJob(Int64)
+
+    package var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the queue '\(path)': \(reason)"
+        case .notADatabase(let path): "'\(path)' is not a queue database; it was left as it is"
+        case .storage(let path, let reason): "the queue '\(path)' failed: \(reason)"
+        case .full(let reason): "the queue is full: \(reason)"
+        case .noSuchJob(let id): "no job \(id) in the queue"
+        }
+    }
+}
