@@ -252,10 +252,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The queue's store in a process of its own, killed at random moments by QueueCrashTests.
+        .executableTarget(
+            name: "QueueCrashDrill", dependencies: ["NetworkReachabilityQueue"], path: "Tests/QueueCrashDrill",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "NetworkReachabilityQueueTests",
             dependencies: [
-                "NetworkReachabilityQueue", "NetworkReachabilityCore",
+                "NetworkReachabilityQueue", "NetworkReachabilityCore", "QueueCrashDrill", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings

@@ -51,6 +51,9 @@ package final class JobStore: Sendable {
         self.limits = limits
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)  // another process's write transaction, never held for long
+        // A commit is on the disk before it returns, power cuts included (WAL's default, NORMAL, may lose the last
+        // commits when the power goes, which a field device's reboot is).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
             database = try DatabasePool(path: path, configuration: configuration)
         } catch {
