@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "NetworkReachabilityTesting", targets: ["NetworkReachabilityTesting"]),
         .library(name: "NetworkReachabilityRadio", targets: ["NetworkReachabilityRadio"]),
         .library(name: "NetworkReachabilityExporter", targets: ["NetworkReachabilityExporter"]),
+        .library(name: "NetworkReachabilityQueue", targets: ["NetworkReachabilityQueue"]),
         .executable(name: "reach", targets: ["reach"]),
     ],
     // What an adopter pays for is chosen by traits: a library user who names none (`traits: []`) resolves only
@@ -133,7 +134,8 @@ let package = Package(
         .target(
             name: "NetworkReachabilityQueue",
             dependencies: [
-                "NetworkReachabilityCore",
+                "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings
@@ -260,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "NetworkReachabilityQueueTests",
             dependencies: [
-                "NetworkReachabilityQueue", "NetworkReachabilityCore", "QueueCrashDrill", "TestSupport",
+                "NetworkReachabilityQueue", "NetworkReachabilityCore", "NetworkReachabilityTesting", "QueueCrashDrill",
+                "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings

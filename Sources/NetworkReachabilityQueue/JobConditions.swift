@@ -1,22 +1,56 @@
 import NetworkReachabilityCore
 
-/// When a job may run, as stored with it: evaluated on the live state of the library each time the queue looks.
-package struct JobConditions: Codable, Sendable, Hashable {
+/// When a job of a ``DurableWorkQueue`` may run, stored with it and evaluated on the live state of the library: the
+/// target's path (reachable, not expensive, not roaming, through the interface types allowed) and, with a validator,
+/// whether the internet answered its probe.
+public struct JobConditions: Codable, Sendable, Hashable {
     /// The target whose path decides: `internet`, a host name, a URL or an address, as `reach` takes it.
-    package var target = "internet"
+    public var target = "internet"
     /// The target is reachable.
-    package var reachable = true
+    public var reachable = true
     /// The internet answered a validation probe (a captive portal or a dead uplink does not count).
-    package var validated = false
+    public var validated = false
     /// The path is not expensive (cellular, or marked metered).
-    package var unmetered = false
+    public var unmetered = false
     /// The path is not over a roaming modem.
-    package var notRoaming = false
+    public var notRoaming = false
     /// Only through an interface of this type.
-    package var requiredType: NetworkInterface.InterfaceType?
+    public var requiredType: NetworkInterface.InterfaceType?
     /// Never through an interface of these types.
-    package var prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
+    public var prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
 
-    /// The internet, reachable: the conditions of a job that names none.
-    package init() {}
+    /// The conditions: by default, the internet reachable through any interface.
+    public init(
+        target: String = "internet", reachable: Bool = true, validated: Bool = false, unmetered: Bool = false,
+        notRoaming: Bool = false, requiredType: NetworkInterface.InterfaceType? = nil,
+        prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
+    ) {
+        self.target = target
+        self.reachable = reachable
+        self.validated = validated
+        self.unmetered = unmetered
+        self.notRoaming = notRoaming
+        self.requiredType = requiredType
+        self.prohibitedTypes = prohibitedTypes
+    }
+
+    /// The target the conditions watch, restricted to the interface types they allow.
+    ///
+    /// - Throws: `ReachabilityError` when `target` is no internet, address, host name or URL.
+    func reachabilityTarget() throws(ReachabilityError) -> ReachabilityTarget {
+        let parsed = try ReachabilityTarget(parsing: target)
+        let restriction = InterfaceRestriction(requiredType: requiredType, prohibitedTypes: prohibitedTypes)
+        return restriction.isEmpty ? parsed : .restricted(parsed, restriction)
+    }
+
+    /// Whether the conditions hold on `snapshot`, the target's latest state, and `isValidated`, the validator's
+    /// latest outcome: one rule for every job and every look.
+    func hold(on snapshot: ReachabilitySnapshot?, isValidated: Bool) -> Bool {
+        guard let snapshot else { return !reachable && !validated && !unmetered && !notRoaming }
+        if reachable && !snapshot.status.isReachable { return false }
+        if validated && !isValidated { return false }
+        if unmetered && snapshot.path.isExpensive { return false }
+        if notRoaming && snapshot.path.details?.isRoaming == true { return false }
+        return true
+    }
 }

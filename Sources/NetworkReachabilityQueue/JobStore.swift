@@ -9,16 +9,6 @@ import NetworkReachabilityCore
 /// Several processes may open one file (scripts add while a worker runs); only the worker calls
 /// ``recoverInterruptedRuns()``, ``claimNext(now:where:)`` and what follows a claim.
 package final class JobStore: Sendable {
-    /// What the queue holds at most; at either bound ``submit(_:now:)`` throws ``QueueError/full(reason:)``.
-    package struct Limits: Sendable {
-        /// Jobs of every state, failed ones included.
-        package var maximumJobs = 100_000
-        /// The payloads' bytes together.
-        package var maximumPayloadBytes = 256 * 1024 * 1024
-
-        package init() {}
-    }
-
     /// What a job is when it is submitted.
     package struct Submission: Sendable {
         package var kind: String
@@ -39,14 +29,14 @@ package final class JobStore: Sendable {
 
     /// The file, as given.
     package let path: String
-    private let limits: Limits
+    private let limits: QueueLimits
     private let database: DatabasePool
 
     /// Opens the queue in `path`, creating the file when it does not exist.
     ///
     /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not an SQLite database or holds other tables
     ///   (it is left as it is), ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
-    package init(path: String, limits: Limits = Limits()) throws(QueueError) {
+    package init(path: String, limits: QueueLimits = QueueLimits()) throws(QueueError) {
         self.path = path
         self.limits = limits
         var configuration = Configuration()
@@ -219,6 +209,19 @@ package final class JobStore: Sendable {
     }
 
     // MARK: - Looking
+
+    /// When the first job that waits out a delay after `now` is due (milliseconds since 1970), if one does.
+    package func nextDueTime(after now: Int64) throws(QueueError) -> Int64? {
+        do {
+            return try database.read { db in
+                try Int64.fetchOne(
+                    db, sql: "SELECT min(nextAttemptAt) FROM job WHERE state IN ('waiting', 'retrying') AND nextAttemptAt > ?",
+                    arguments: [now])
+            }
+        } catch {
+            throw storageError(error)
+        }
+    }
 
     /// Every job, in order of submission.
     package func jobs() throws(QueueError) -> [StoredJob] {

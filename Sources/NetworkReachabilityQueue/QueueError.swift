@@ -1,5 +1,5 @@
-/// Why the durable queue refused or failed: each names the database file, or the bound that was reached.
-package enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why a ``DurableWorkQueue`` refused or failed: each names the database file, or the bound that was reached.
+public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file cannot be opened or created (its directory is missing, or it may not be read or written).
     case cannotOpen(path: String, reason: String)
     /// The file exists and is not an SQLite database, or not this queue's: it is left as it is.
@@ -10,14 +10,19 @@ package enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case full(reason: String)
     /// The job is not in the queue (done, or removed).
     case noSuchJob(Int64)
+    /// The job cannot be submitted as it is: its payload does not encode, its target is no target, or it asks for
+    /// what this queue cannot tell.
+    case invalidJob(reason: String)
 
-    package var description: String {
+    /// One line that names the file or the bound.
+    public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the queue '\(path)': \(reason)"
         case .notADatabase(let path): "'\(path)' is not a queue database; it was left as it is"
         case .storage(let path, let reason): "the queue '\(path)' failed: \(reason)"
         case .full(let reason): "the queue is full: \(reason)"
         case .noSuchJob(let id): "no job \(id) in the queue"
+        case .invalidJob(let reason): "the job cannot be queued: \(reason)"
         }
     }
 }

@@ -116,7 +116,7 @@ struct JobStoreTests {
 
     @Test func atTheBoundsSubmitThrowsAndNothingIsDropped() throws {
         try Self.inDirectory { directory in
-            var limits = JobStore.Limits()
+            var limits = QueueLimits()
             limits.maximumJobs = 3
             limits.maximumPayloadBytes = 10
             let store = try JobStore(path: directory + "/q", limits: limits)

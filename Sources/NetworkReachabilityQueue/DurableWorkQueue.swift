@@ -1,0 +1,279 @@
+import Foundation
+import Logging
+import NetworkReachabilityCore
+import NetworkReachabilityKit
+import NetworkReachabilityPOSIX
+
+/// Jobs that survive a crash and a reboot and run when the network allows: "send this when the link is back, and
+/// not over a roaming or metered one if it can wait", kept in an SQLite file.
+///
+/// - **Kept:** ``submit(_:payload:conditions:retryPolicy:key:replacesQueued:expiresAfter:)`` returns once the job is
+///   committed to the file; a crash, a kill or a power cut after that loses nothing.
+/// - **At least once, never twice at the same time:** a job running when the process dies runs again at the next
+///   ``start()``; a job whose handler returned is deleted and never runs again. One worker per file.
+/// - **In order:** first submitted, first run, among the jobs whose conditions hold; `maximumRunning` at a time.
+/// - **Conditions, live:** a job runs while its ``JobConditions`` hold on the target's latest state; a job running
+///   when they stop holding is cancelled and runs again when they hold, with no attempt spent.
+/// - **Retries:** a handler that throws is retried after its `RetryPolicy`'s delay, stored in the file, so backoff
+///   survives a restart; after its last attempt the job is kept as failed.
+///
+/// ```swift
+/// let queue = try DurableWorkQueue(path: "/var/lib/myapp/outbox.sqlite")
+/// queue.register("upload") { job in try await upload(job.payload(as: Reading.self)) }
+/// try queue.start()
+/// try queue.submit("upload", payload: reading, conditions: JobConditions(unmetered: true))
+/// ```
+public final class DurableWorkQueue: Sendable {
+    /// Runs one job; returning ends it, throwing asks for a retry. It should check for cancellation.
+    public typealias Handler = @Sendable (DurableJob) async throws -> Void
+
+    private struct Running {
+        let task: Task<Void, any Error>
+        let conditions: JobConditions
+        /// Cancelled because its conditions stopped holding, or the queue stopped: it stays queued.
+        var interrupted = false
+    }
+
+    private struct State {
+        var handlers: [String: Handler] = [:]
+        /// One object per target the jobs name, with its latest snapshot.
+        var watches: [ReachabilityTarget: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
+        var running: [Int64: Running] = [:]
+        var loop: Task<Void, Never>?
+        var isStopped = false
+    }
+
+    private let store: JobStore
+    private let makeReachability: @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability
+    private let maximumRunning: Int
+    private let logger: Logger
+    private let state = Locked(State())
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+
+    /// Opens the queue in the file at `path`, creating it when missing; nothing runs before ``start()``.
+    ///
+    /// - Parameters:
+    ///   - path: the SQLite file; several processes may add to it, one runs it.
+    ///   - limits: the most jobs and payload bytes it holds.
+    ///   - maximumRunning: how many jobs run at once (at least 1).
+    ///   - logger: where recoveries, failures and retries are logged; nothing is logged unless you pass a logger.
+    ///   - reachability: makes the object that watches a job's target: the system's by default, a simulated
+    ///     network's in tests (`NetworkReachability(target:network:)`).
+    /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not this queue's (it is left as it is),
+    ///   ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
+    public init(
+        path: String, limits: QueueLimits = QueueLimits(), maximumRunning: Int = 1,
+        logger: Logger = NetworkReachability.silentLogger,
+        reachability: @escaping @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability = {
+            target throws(ReachabilityError) in try NetworkReachability(target: target)
+        }
+    ) throws(QueueError) {
+        store = try JobStore(path: path, limits: limits)
+        makeReachability = reachability
+        self.maximumRunning = max(1, maximumRunning)
+        self.logger = logger
+        (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: - Jobs
+
+    /// Runs the jobs of `kind` with `handler`; register every kind before ``start()``.
+    public func register(_ kind: String, handler: @escaping Handler) {
+        state.withLock { $0.handlers[kind] = handler }
+        wake.yield()
+    }
+
+    /// Adds a job, committed to the file before this returns.
+    ///
+    /// - Parameters:
+    ///   - kind: the handler that runs it, registered with ``register(_:handler:)``.
+    ///   - payload: what the handler gets, as JSON.
+    ///   - conditions: when it may run; by default, while the internet is reachable.
+    ///   - retryPolicy: how often and how patiently a failing run is retried.
+    ///   - key: with a key, a queued job submitted under it is replaced (`replacesQueued`), or this one is dropped and
+    ///     the queued one's id returned.
+    ///   - replacesQueued: whether a job queued under `key` gives way to this one.
+    ///   - expiresAfter: from now, after which the job is failed rather than run.
+    /// - Returns: the job's id.
+    /// - Throws: ``QueueError/full(reason:)`` at the queue's bounds (nothing is dropped), ``QueueError/invalidJob(reason:)``
+    ///   for a payload that does not encode or a target that is none.
+    @discardableResult
+    public func submit<Payload: Encodable>(
+        _ kind: String, payload: Payload, conditions: JobConditions = JobConditions(), retryPolicy: RetryPolicy = .standard,
+        key: String? = nil, replacesQueued: Bool = true, expiresAfter: Duration? = nil
+    ) throws(QueueError) -> Int64 {
+        do {
+            _ = try conditions.reachabilityTarget()
+        } catch {
+            throw .invalidJob(reason: "\(error)")
+        }
+        if conditions.validated {
+            throw .invalidJob(reason: "the validated condition needs a validator, which this queue does not take yet")
+        }
+        var submission: JobStore.Submission
+        do {
+            submission = JobStore.Submission(kind: kind, payload: Array(try JSONEncoder().encode(payload)))
+        } catch {
+            throw .invalidJob(reason: "the payload does not encode: \(error)")
+        }
+        submission.conditions = conditions
+        submission.retryPolicy = retryPolicy
+        submission.key = key
+        submission.replacesQueued = replacesQueued
+        let now = Self.now()
+        submission.expiresAt = expiresAfter.map { now + Self.milliseconds($0) }
+        let id = try store.submit(submission, now: now)
+        wake.yield()
+        return id
+    }
+
+    // MARK: - Running
+
+    /// Starts running jobs: a run the last process did not finish is queued again first.
+    ///
+    /// - Throws: ``QueueError`` when the file cannot be read or written.
+    public func start() throws(QueueError) {
+        let recovered = try store.recoverInterruptedRuns()
+        if recovered > 0 { logger.info("\(recovered) runs the last process did not finish are queued again") }
+        state.withLock { state in
+            guard state.loop == nil, !state.isStopped else { return }
+            state.loop = Task { [self] in await run() }
+        }
+        wake.yield()
+    }
+
+    /// Stops: running jobs are cancelled and stay queued for the next start; nothing new starts.
+    public func stop() async {
+        let (loop, running) = state.withLock { state -> (Task<Void, Never>?, [Task<Void, any Error>]) in
+            state.isStopped = true
+            for id in state.running.keys { state.running[id]?.interrupted = true }
+            return (state.loop, state.running.values.map(\.task))
+        }
+        for task in running { task.cancel() }
+        wake.finish()
+        await loop?.value
+        for task in running { _ = await task.result }
+        let watches = state.withLock { state in
+            defer { state.watches = [:] }
+            return state.watches.values.map(\.reachability)
+        }
+        for reachability in watches { reachability.stopListening() }
+    }
+
+    private func run() async {
+        for await _ in wakes {
+            guard !state.withLock(\.isStopped) else { break }
+            do {
+                try startDueJobs()
+                try scheduleNextDue()
+            } catch {
+                logger.error("\(error)")
+            }
+        }
+    }
+
+    /// Starts the first jobs whose conditions hold, up to `maximumRunning`.
+    private func startDueJobs() throws(QueueError) {
+        while state.withLock({ $0.running.count < maximumRunning && !$0.isStopped }) {
+            let now = Self.now()
+            guard let job = try store.claimNext(now: now, where: { holds($0) }) else { return }
+            guard let handler = state.withLock({ $0.handlers[job.kind] }) else {
+                _ = try store.fail(job.id, now: now, reason: "no handler is registered for '\(job.kind)'")
+                logger.warning("job \(job.id): no handler is registered for '\(job.kind)'")
+                continue
+            }
+            let run = DurableJob(id: job.id, kind: job.kind, attempt: job.attempts, payload: job.payload)
+            state.withLock { state in
+                let task = Task<Void, any Error> { [self] in
+                    do {
+                        try await handler(run)
+                        finished(job.id, .success(()))
+                    } catch {
+                        finished(job.id, .failure(error))
+                        throw error
+                    }
+                }
+                state.running[job.id] = Running(task: task, conditions: job.conditions)
+            }
+        }
+    }
+
+    /// Wakes the loop when the first job waiting out a retry delay is due.
+    private func scheduleNextDue() throws(QueueError) {
+        guard let due = try store.nextDueTime(after: Self.now()) else { return }
+        let wake = self.wake
+        Task {
+            try? await Task.sleep(for: .milliseconds(max(0, due - Self.now())))
+            wake.yield()
+        }
+    }
+
+    private func finished(_ id: Int64, _ result: Result<Void, any Error>) {
+        let interrupted = state.withLock { $0.running.removeValue(forKey: id)?.interrupted ?? false }
+        do {
+            switch result {
+            case .success:
+                try store.complete(id)
+            case .failure where interrupted:
+                try store.giveBack(id)
+                logger.debug("job \(id): interrupted; queued again")
+            case .failure(let error):
+                let now = try store.fail(id, now: Self.now(), reason: "\(error)")
+                logger.debug("job \(id) failed: \(error); now \(now.rawValue)")
+            }
+        } catch {
+            logger.error("job \(id): \(error)")
+        }
+        wake.yield()
+    }
+
+    // MARK: - Conditions
+
+    /// Whether `conditions` hold now, starting to watch their target the first time it is named.
+    private func holds(_ conditions: JobConditions) -> Bool {
+        guard let target = try? conditions.reachabilityTarget() else { return false }
+        return conditions.hold(on: latest(of: target), isValidated: false)
+    }
+
+    private func latest(of target: ReachabilityTarget) -> ReachabilitySnapshot? {
+        if let watch = state.withLock({ $0.watches[target] }) {
+            return watch.latest ?? (try? watch.reachability.currentSnapshot())
+        }
+        guard let reachability = try? makeReachability(target) else { return nil }
+        let first = try? reachability.currentSnapshot()
+        state.withLock { $0.watches[target] = (reachability, first) }
+        _ = try? reachability.addConsumer(rule: .snapshot) { [weak self] snapshot in
+            self?.changed(target, to: snapshot)
+        }
+        return first
+    }
+
+    /// A target changed: running jobs whose conditions stopped holding are cancelled, and the loop looks again.
+    private func changed(_ target: ReachabilityTarget, to snapshot: ReachabilitySnapshot) {
+        let cut = state.withLock { state -> [Task<Void, any Error>] in
+            state.watches[target]?.latest = snapshot
+            var cut: [Task<Void, any Error>] = []
+            for (id, running) in state.running where !running.interrupted {
+                guard (try? running.conditions.reachabilityTarget()) == target,
+                    !running.conditions.hold(on: snapshot, isValidated: false)
+                else { continue }
+                state.running[id]?.interrupted = true
+                cut.append(running.task)
+            }
+            return cut
+        }
+        for task in cut { task.cancel() }
+        wake.yield()
+    }
+
+    // MARK: - Time
+
+    /// Milliseconds since 1970: the wall clock, so that a retry's time means the same after a reboot.
+    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private static func milliseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

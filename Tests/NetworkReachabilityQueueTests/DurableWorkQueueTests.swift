@@ -1,0 +1,156 @@
+import Foundation
+import NetworkReachabilityCore
+import NetworkReachabilityTesting
+import Testing
+import TestSupport
+
+@testable import NetworkReachabilityQueue
+
+/// The durable queue's API on a simulated network and the real SQLite: conditions, cancellation, retries and a
+/// restart of the queue object on the same file. No root.
+struct DurableWorkQueueTests {
+    /// A network with Ethernet and a cellular modem, the default route through `eth0` unless `online` is false.
+    private static func network(online: Bool = true) throws -> SimulatedNetwork {
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("192.0.2.10/24", to: "eth0")
+        try network.addInterface("wwan0", type: .cellular)
+        try network.addAddress("198.51.100.10/24", to: "wwan0")
+        if online { try network.addDefaultRoute(via: "192.0.2.1") }
+        return network
+    }
+
+    private static func queue(_ path: String, _ network: SimulatedNetwork) throws -> DurableWorkQueue {
+        try DurableWorkQueue(path: path) { target throws(ReachabilityError) in
+            try NetworkReachability(target: target, network: network)
+        }
+    }
+
+    @Test func jobsWaitWhileTheInternetIsGoneAndRunInOrderWhenItReturns() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network(online: false)
+        let queue = try Self.queue(folder + "/q", network)
+        let runs = Recorder<String>()
+        queue.register("upload") { job in runs.append(try job.payload(as: String.self)) }
+        try queue.start()
+        for reading in ["a", "b", "c"] { try queue.submit("upload", payload: reading) }
+        network.settle()
+        #expect(runs.valuesAfterQuiet(0.3).isEmpty)
+
+        try network.addDefaultRoute(via: "192.0.2.1")
+
+        #expect(await runs.waitForAsync(3) == ["a", "b", "c"])
+        await queue.stop()
+    }
+
+    @Test func anUnmeteredJobWaitsOnTheModemAndRunsOnEthernet() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network(online: false)
+        try network.addDefaultRoute(via: "198.51.100.1")  // the modem carries the internet
+        let queue = try Self.queue(folder + "/q", network)
+        let runs = Recorder<String>()
+        queue.register("sync") { job in runs.append(try job.payload(as: String.self)) }
+        try queue.start()
+        try queue.submit("sync", payload: "big", conditions: JobConditions(unmetered: true))
+        try queue.submit("sync", payload: "small")
+        #expect(await runs.waitForAsync(1) == ["small"])
+        #expect(runs.valuesAfterQuiet(0.3) == ["small"])
+
+        network.removeDefaultRoutes()
+        try network.addDefaultRoute(via: "192.0.2.1")
+
+        #expect(await runs.waitForAsync(2) == ["small", "big"])
+        await queue.stop()
+    }
+
+    @Test func aJobCutByALostRouteRunsAgainWithoutSpendingAnAttempt() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let queue = try Self.queue(folder + "/q", network)
+        let attempts = Recorder<Int>()
+        let started = Recorder<Int>()
+        queue.register("upload") { job in
+            started.append(job.attempt)
+            if job.attempt == 1 && started.values.count == 1 {
+                try await Task.sleep(for: .seconds(60))  // cut by the lost route, which cancels the sleep
+            }
+            attempts.append(job.attempt)
+        }
+        try queue.start()
+        try queue.submit("upload", payload: 1, retryPolicy: try RetryPolicy(maximumAttempts: 1))
+        #expect(await started.waitForAsync(1).count == 1)
+
+        network.removeDefaultRoutes()
+        network.settle()
+        try network.addDefaultRoute(via: "192.0.2.1")
+
+        // The second run is attempt 1 again: the cut cost nothing, though the policy allows one attempt only
+        #expect(await attempts.waitForAsync(1) == [1])
+        #expect(started.values == [1, 1])
+        #expect(await eventuallyAsync { (try? JobStore(path: folder + "/q").jobs().isEmpty) == true })
+        await queue.stop()
+    }
+
+    @Test func aFailingJobIsRetriedAfterItsDelayThenKeptAsFailed() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let queue = try Self.queue(folder + "/q", network)
+        let attempts = Recorder<Date>()
+        struct Refused: Error {}
+        queue.register("upload") { _ in
+            attempts.append(Date())
+            throw Refused()
+        }
+        try queue.start()
+        let policy = try RetryPolicy(maximumAttempts: 3, initialDelay: .milliseconds(200), multiplier: 2)
+        let id = try queue.submit("upload", payload: "x", retryPolicy: policy)
+
+        let times = await attempts.waitForAsync(3)
+        #expect(times.count == 3)
+        if times.count == 3 {
+            #expect(times[1].timeIntervalSince(times[0]) >= 0.2 && times[2].timeIntervalSince(times[1]) >= 0.4)
+        }
+        #expect(await eventuallyAsync { (try? JobStore(path: folder + "/q").jobs().first?.state) == .failed })
+        #expect(attempts.valuesAfterQuiet(0.5).count == 3)
+        #expect(try JobStore(path: folder + "/q").jobs().map(\.id) == [id])
+        await queue.stop()
+    }
+
+    @Test func aJobRunningWhenTheQueueStopsRunsAgainInTheNextQueueOnTheFile() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let first = try Self.queue(folder + "/q", network)
+        let started = Recorder<Int64>()
+        first.register("upload") { job in
+            started.append(job.id)
+            try await Task.sleep(for: .seconds(60))
+        }
+        try first.start()
+        let id = try first.submit("upload", payload: "x")
+        #expect(await started.waitForAsync(1) == [id])
+        await first.stop()
+
+        let second = try Self.queue(folder + "/q", network)
+        let finished = Recorder<DurableJob>()
+        second.register("upload") { job in finished.append(job) }
+        try second.start()
+
+        let run = await finished.waitForAsync(1).first
+        #expect(run?.id == id && run?.attempt == 1)
+        await second.stop()
+    }
+
+    @Test func badJobsAreRefusedWithAClearError() throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let queue = try Self.queue(folder + "/q", try Self.network())
+        #expect(throws: QueueError.self) { try queue.submit("x", payload: 1, conditions: JobConditions(target: "bad..name")) }
+        #expect(throws: QueueError.self) { try queue.submit("x", payload: Double.nan) }
+        #expect(try JobStore(path: folder + "/q").jobs().isEmpty)
+    }
+}
