@@ -135,7 +135,7 @@ let package = Package(
             name: "NetworkReachabilityQueue",
             dependencies: [
                 "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
-                .product(name: "Logging", package: "swift-log"),
+                "NetworkReachabilityValidationCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings
@@ -262,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "NetworkReachabilityQueueTests",
             dependencies: [
-                "NetworkReachabilityQueue", "NetworkReachabilityCore", "NetworkReachabilityTesting", "QueueCrashDrill",
+                "NetworkReachabilityQueue", "NetworkReachabilityCore", "NetworkReachabilityTesting",
+                "NetworkReachabilityValidationCore", "QueueCrashDrill",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],

@@ -3,6 +3,7 @@ import Logging
 import NetworkReachabilityCore
 import NetworkReachabilityKit
 import NetworkReachabilityPOSIX
+import NetworkReachabilityValidationCore
 
 /// Jobs that survive a crash and a reboot and run when the network allows: "send this when the link is back, and
 /// not over a roaming or metered one if it can wait", kept in an SQLite file.
@@ -40,11 +41,14 @@ public final class DurableWorkQueue: Sendable {
         var watches: [ReachabilityTarget: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
         var running: [Int64: Running] = [:]
         var loop: Task<Void, Never>?
+        /// Follows the validator's outcomes, while the queue runs.
+        var validation: Task<Void, Never>?
         var isStopped = false
     }
 
     private let store: JobStore
     private let makeReachability: @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability
+    private let validator: ConnectivityValidator?
     private let maximumRunning: Int
     private let logger: Logger
     private let state = Locked(State())
@@ -57,6 +61,8 @@ public final class DurableWorkQueue: Sendable {
     ///   - path: the SQLite file; several processes may add to it, one runs it.
     ///   - limits: the most jobs and payload bytes it holds.
     ///   - maximumRunning: how many jobs run at once (at least 1).
+    ///   - validator: what tells whether the internet really answers, for jobs with the `validated` condition; without
+    ///     one, such jobs are refused.
     ///   - logger: where recoveries, failures and retries are logged; nothing is logged unless you pass a logger.
     ///   - reachability: makes the object that watches a job's target: the system's by default, a simulated
     ///     network's in tests (`NetworkReachability(target:network:)`).
@@ -64,13 +70,14 @@ public final class DurableWorkQueue: Sendable {
     ///   ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
     public init(
         path: String, limits: QueueLimits = QueueLimits(), maximumRunning: Int = 1,
-        logger: Logger = NetworkReachability.silentLogger,
+        validator: ConnectivityValidator? = nil, logger: Logger = NetworkReachability.silentLogger,
         reachability: @escaping @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability = {
             target throws(ReachabilityError) in try NetworkReachability(target: target)
         }
     ) throws(QueueError) {
         store = try JobStore(path: path, limits: limits)
         makeReachability = reachability
+        self.validator = validator
         self.maximumRunning = max(1, maximumRunning)
         self.logger = logger
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -108,8 +115,8 @@ public final class DurableWorkQueue: Sendable {
         } catch {
             throw .invalidJob(reason: "\(error)")
         }
-        if conditions.validated {
-            throw .invalidJob(reason: "the validated condition needs a validator, which this queue does not take yet")
+        if conditions.validated && validator == nil {
+            throw .invalidJob(reason: "the validated condition needs a queue made with a validator")
         }
         var submission: JobStore.Submission
         do {
@@ -139,6 +146,11 @@ public final class DurableWorkQueue: Sendable {
         state.withLock { state in
             guard state.loop == nil, !state.isStopped else { return }
             state.loop = Task { [self] in await run() }
+            if let updates = validator?.updates {
+                state.validation = Task { [weak self] in
+                    for await outcome in updates { self?.validationChanged(to: outcome) }
+                }
+            }
         }
         wake.yield()
     }
@@ -147,6 +159,7 @@ public final class DurableWorkQueue: Sendable {
     public func stop() async {
         let (loop, running) = state.withLock { state -> (Task<Void, Never>?, [Task<Void, any Error>]) in
             state.isStopped = true
+            state.validation?.cancel()
             for id in state.running.keys { state.running[id]?.interrupted = true }
             return (state.loop, state.running.values.map(\.task))
         }
@@ -233,7 +246,7 @@ public final class DurableWorkQueue: Sendable {
     /// Whether `conditions` hold now, starting to watch their target the first time it is named.
     private func holds(_ conditions: JobConditions) -> Bool {
         guard let target = try? conditions.reachabilityTarget() else { return false }
-        return conditions.hold(on: latest(of: target), isValidated: false)
+        return conditions.hold(on: latest(of: target), isValidated: validator?.outcome == .validated)
     }
 
     private func latest(of target: ReachabilityTarget) -> ReachabilitySnapshot? {
@@ -251,20 +264,36 @@ public final class DurableWorkQueue: Sendable {
 
     /// A target changed: running jobs whose conditions stopped holding are cancelled, and the loop looks again.
     private func changed(_ target: ReachabilityTarget, to snapshot: ReachabilitySnapshot) {
+        let isValidated = validator?.outcome == .validated  // read before this queue's lock: never both held
         let cut = state.withLock { state -> [Task<Void, any Error>] in
             state.watches[target]?.latest = snapshot
-            var cut: [Task<Void, any Error>] = []
-            for (id, running) in state.running where !running.interrupted {
-                guard (try? running.conditions.reachabilityTarget()) == target,
-                    !running.conditions.hold(on: snapshot, isValidated: false)
-                else { continue }
-                state.running[id]?.interrupted = true
-                cut.append(running.task)
+            return Self.cut(&state) { conditions in
+                (try? conditions.reachabilityTarget()) == target && !conditions.hold(on: snapshot, isValidated: isValidated)
             }
-            return cut
         }
         for task in cut { task.cancel() }
         wake.yield()
+    }
+
+    /// The validator's outcome changed: running jobs that need validation are cancelled unless it is `validated`.
+    private func validationChanged(to outcome: ValidationOutcome) {
+        let cut = state.withLock { state in
+            Self.cut(&state) { conditions in conditions.validated && outcome != .validated }
+        }
+        for task in cut { task.cancel() }
+        wake.yield()
+    }
+
+    /// Marks the running jobs whose conditions `stopHolding` says stopped holding as interrupted; their tasks.
+    private static func cut(
+        _ state: inout State, where stopHolding: (JobConditions) -> Bool
+    ) -> [Task<Void, any Error>] {
+        var cut: [Task<Void, any Error>] = []
+        for (id, running) in state.running where !running.interrupted && stopHolding(running.conditions) {
+            state.running[id]?.interrupted = true
+            cut.append(running.task)
+        }
+        return cut
     }
 
     // MARK: - Time

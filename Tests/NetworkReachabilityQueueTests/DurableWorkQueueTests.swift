@@ -1,6 +1,7 @@
 import Foundation
 import NetworkReachabilityCore
 import NetworkReachabilityTesting
+import NetworkReachabilityValidationCore
 import Testing
 import TestSupport
 
@@ -145,12 +146,42 @@ struct DurableWorkQueueTests {
         await second.stop()
     }
 
+    @Test func aValidatedJobWaitsBehindACaptivePortalAndRunsOnceTheProbeAnswers() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let probe = "http://probe.example/generate_204"
+        network.setProbeAnswer(.redirect(to: "http://portal.example/login"), for: probe)
+        let validator = try ConnectivityValidator(
+            reachability: NetworkReachability(network: network),
+            configuration: ValidationConfiguration(
+                probeURL: probe, initialRetryDelay: .milliseconds(100), maximumRetryDelay: .milliseconds(100)),
+            prober: network.prober)
+        let queue = try DurableWorkQueue(path: folder + "/q", validator: validator) { target throws(ReachabilityError) in
+            try NetworkReachability(target: target, network: network)
+        }
+        let runs = Recorder<String>()
+        queue.register("upload") { job in runs.append(try job.payload(as: String.self)) }
+        try queue.start()
+        try queue.submit("upload", payload: "validated", conditions: JobConditions(validated: true))
+        try queue.submit("upload", payload: "plain")
+        #expect(await runs.waitForAsync(1) == ["plain"])
+        #expect(runs.valuesAfterQuiet(0.3) == ["plain"])
+
+        network.setProbeAnswer(.noContent, for: probe)  // the portal's login was done: the next probe validates
+
+        #expect(await runs.waitForAsync(2) == ["plain", "validated"])
+        await queue.stop()
+        validator.close()
+    }
+
     @Test func badJobsAreRefusedWithAClearError() throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let queue = try Self.queue(folder + "/q", try Self.network())
         #expect(throws: QueueError.self) { try queue.submit("x", payload: 1, conditions: JobConditions(target: "bad..name")) }
         #expect(throws: QueueError.self) { try queue.submit("x", payload: Double.nan) }
+        #expect(throws: QueueError.self) { try queue.submit("x", payload: 1, conditions: JobConditions(validated: true)) }
         #expect(try JobStore(path: folder + "/q").jobs().isEmpty)
     }
 }
