@@ -129,7 +129,7 @@ public final class DurableWorkQueue: Sendable {
         submission.key = key
         submission.replacesQueued = replacesQueued
         let now = Self.now()
-        submission.expiresAt = expiresAfter.map { now + Self.milliseconds($0) }
+        submission.expiresAt = expiresAfter.map { $0.after(now) }
         let id = try store.submit(submission, now: now)
         wake.yield()
         return id
@@ -300,9 +300,4 @@ public final class DurableWorkQueue: Sendable {
 
     /// Milliseconds since 1970: the wall clock, so that a retry's time means the same after a reboot.
     private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-    }
 }

@@ -47,7 +47,7 @@ package final class JobStore: Sendable {
         do {
             database = try DatabasePool(path: path, configuration: configuration)
         } catch {
-            throw Self.openingError(error, path: path)
+            throw Self.queueError(error, path: path, opening: true)
         }
         do {
             // Read first: the migrator writes its own table before it migrates, and another program's database must
@@ -58,19 +58,9 @@ package final class JobStore: Sendable {
             let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
             guard tables.allSatisfy(ours.contains) else { throw QueueError.notADatabase(path: path) }
             try Self.migrator.migrate(database)
-        } catch let error as QueueError {
-            throw error
         } catch {
-            throw Self.openingError(error, path: path)
+            throw Self.queueError(error, path: path, opening: true)
         }
-    }
-
-    private static func openingError(_ error: any Error, path: String) -> QueueError {
-        if let error = error as? DatabaseError, error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-            return .notADatabase(path: path)
-        }
-        if let error = error as? DatabaseError { return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)") }
-        return .cannotOpen(path: path, reason: "\(error)")
     }
 
     /// The schema, in versions.
@@ -133,7 +123,7 @@ package final class JobStore: Sendable {
                     """,
                 arguments: [
                     submission.kind, Data(submission.payload), conditions, policy.maximumAttempts,
-                    Self.milliseconds(policy.initialDelay), policy.multiplier, Self.milliseconds(policy.maximumDelay),
+                    policy.initialDelay.saturatingMilliseconds, policy.multiplier, policy.maximumDelay.saturatingMilliseconds,
                     submission.key, now, submission.expiresAt,
                 ])
             return db.lastInsertedRowID
@@ -190,7 +180,7 @@ package final class JobStore: Sendable {
             }
             let job = try Self.job(row)
             let state: StoredJob.State = job.attempts >= job.retryPolicy.maximumAttempts ? .failed : .retrying
-            let next = now + Self.milliseconds(job.retryPolicy.delay(afterFailures: job.attempts))
+            let next = job.retryPolicy.delay(afterFailures: job.attempts).after(now)
             try db.execute(
                 sql: "UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ? WHERE id = ?",
                 arguments: [state.rawValue, next, reason, id])
@@ -250,13 +240,18 @@ package final class JobStore: Sendable {
         }
     }
 
-    private func storageError(_ error: any Error) -> QueueError {
+    private func storageError(_ error: any Error) -> QueueError { Self.queueError(error, path: path, opening: false) }
+
+    /// What a failure of GRDB or SQLite means for the queue: a file that is not a database, one that cannot be opened
+    /// (`opening`), or a read or write that failed.
+    private static func queueError(_ error: any Error, path: String, opening: Bool) -> QueueError {
         if let error = error as? QueueError { return error }
-        if let error = error as? DatabaseError {
-            if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT { return .notADatabase(path: path) }
-            return .storage(path: path, reason: error.message ?? "\(error.resultCode)")
+        guard let error = error as? DatabaseError else {
+            return opening ? .cannotOpen(path: path, reason: "\(error)") : .storage(path: path, reason: "\(error)")
         }
-        return .storage(path: path, reason: "\(error)")
+        if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT { return .notADatabase(path: path) }
+        let reason = error.message ?? "\(error.resultCode)"
+        return opening ? .cannotOpen(path: path, reason: reason) : .storage(path: path, reason: reason)
     }
 
     private static func job(_ row: Row) throws -> StoredJob {
@@ -279,11 +274,5 @@ package final class JobStore: Sendable {
         } catch {
             throw .storage(path: "", reason: "conditions cannot be encoded: \(error)")
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds.multipliedReportingOverflow(by: 1000).overflow
-            ? .max : seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -183,5 +183,9 @@ struct DurableWorkQueueTests {
         #expect(throws: QueueError.self) { try queue.submit("x", payload: Double.nan) }
         #expect(throws: QueueError.self) { try queue.submit("x", payload: 1, conditions: JobConditions(validated: true)) }
         #expect(try JobStore(path: folder + "/q").jobs().isEmpty)
+        // The largest numbers the types hold are stored as times, never a trap
+        let huge = try RetryPolicy(maximumAttempts: .max, initialDelay: .seconds(Int64.max), maximumDelay: .seconds(Int64.max))
+        try queue.submit("x", payload: 1, retryPolicy: huge, expiresAfter: .seconds(Int64.max))
+        #expect(try JobStore(path: folder + "/q").jobs().first?.expiresAt == .max)
     }
 }
