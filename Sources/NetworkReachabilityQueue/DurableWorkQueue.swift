@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 import Logging
 import NetworkReachabilityCore
 import NetworkReachabilityKit
@@ -11,7 +16,7 @@ import NetworkReachabilityValidationCore
 /// - **Kept:** ``submit(_:payload:conditions:retryPolicy:key:replacesQueued:expiresAfter:)`` returns once the job is
 ///   committed to the file; a crash, a kill or a power cut after that loses nothing.
 /// - **At least once, never twice at the same time:** a job running when the process dies runs again at the next
-///   ``start()``; a job whose handler returned is deleted and never runs again. One worker per file.
+///   ``start()``; a job whose handler returned is deleted and never runs again. One worker per file, by a lock.
 /// - **In order:** first submitted, first run, among the jobs whose conditions hold; `maximumRunning` at a time.
 /// - **Conditions, live:** a job runs while its ``JobConditions`` hold on the target's latest state; a job running
 ///   when they stop holding is cancelled and runs again when they hold, with no attempt spent.
@@ -41,6 +46,8 @@ public final class DurableWorkQueue: Sendable {
         var watches: [ReachabilityTarget: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
         var running: [Int64: Running] = [:]
         var loop: Task<Void, Never>?
+        /// The lock beside the file that makes this the file's one worker, while it runs.
+        var workerLock: Int32?
         /// Follows the validator's outcomes, while the queue runs.
         var validation: Task<Void, Never>?
         var isStopped = false
@@ -139,8 +146,13 @@ public final class DurableWorkQueue: Sendable {
 
     /// Starts running jobs: a run the last process did not finish is queued again first.
     ///
-    /// - Throws: ``QueueError`` when the file cannot be read or written.
+    /// One worker runs a file's jobs: this takes an exclusive lock on `PATH.worker` first, which the kernel
+    /// releases when the process ends, however it ends.
+    ///
+    /// - Throws: ``QueueError/anotherWorker(path:)`` while another queue object or process runs the file's jobs;
+    ///   ``QueueError`` when the file cannot be read or written.
     public func start() throws(QueueError) {
+        try lockAsWorker()
         let recovered = try store.recoverInterruptedRuns()
         if recovered > 0 { logger.info("\(recovered) runs the last process did not finish are queued again") }
         state.withLock { state in
@@ -172,6 +184,22 @@ public final class DurableWorkQueue: Sendable {
             return state.watches.values.map(\.reachability)
         }
         for reachability in watches { reachability.stopListening() }
+        if let lock = state.withLock({ $0.workerLock.take() }) { close(lock) }
+    }
+
+    /// Takes the worker's lock, or throws when another holds it; nothing when this queue holds it already.
+    private func lockAsWorker() throws(QueueError) {
+        guard state.withLock({ $0.workerLock == nil }) else { return }
+        let path = store.path + ".worker"
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw .anotherWorker(path: store.path)
+        }
+        state.withLock { $0.workerLock = descriptor }
     }
 
     private func run() async {

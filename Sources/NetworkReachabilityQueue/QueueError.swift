@@ -8,6 +8,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case storage(path: String, reason: String)
     /// The queue holds its most jobs, or its most payload bytes: the job was not added.
     case full(reason: String)
+    /// Another worker runs this file's jobs (it holds the lock beside the file): two would run one job at once.
+    case anotherWorker(path: String)
     /// The job is not in the queue (done, or removed).
     case noSuchJob(Int64)
     /// The job cannot be submitted as it is: its payload does not encode, its target is no target, or it asks for
@@ -21,6 +23,7 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notADatabase(let path): "'\(path)' is not a queue database; it was left as it is"
         case .storage(let path, let reason): "the queue '\(path)' failed: \(reason)"
         case .full(let reason): "the queue is full: \(reason)"
+        case .anotherWorker(let path): "another process runs the jobs of '\(path)'"
         case .noSuchJob(let id): "no job \(id) in the queue"
         case .invalidJob(let reason): "the job cannot be queued: \(reason)"
         }

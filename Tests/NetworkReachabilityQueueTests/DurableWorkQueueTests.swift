@@ -175,6 +175,19 @@ struct DurableWorkQueueTests {
         validator.close()
     }
 
+    @Test func oneWorkerRunsAFileTheSecondIsRefusedUntilTheFirstStops() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let first = try Self.queue(folder + "/q", network)
+        let second = try Self.queue(folder + "/q", network)
+        try first.start()
+        #expect(throws: QueueError.anotherWorker(path: folder + "/q")) { try second.start() }
+        await first.stop()
+        try second.start()
+        await second.stop()
+    }
+
     @Test func badJobsAreRefusedWithAClearError() throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
