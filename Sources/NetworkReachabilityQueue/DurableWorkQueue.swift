@@ -48,6 +48,8 @@ public final class DurableWorkQueue: Sendable {
         var loop: Task<Void, Never>?
         /// The lock beside the file that makes this the file's one worker, while it runs.
         var workerLock: Int32?
+        /// Sleeps until the first retry is due, then wakes the loop; one at a time, replaced when the loop looks again.
+        var retryTimer: Task<Void, Never>?
         /// Follows the validator's outcomes, while the queue runs.
         var validation: Task<Void, Never>?
         var isStopped = false
@@ -172,6 +174,7 @@ public final class DurableWorkQueue: Sendable {
         let (loop, running) = state.withLock { state -> (Task<Void, Never>?, [Task<Void, any Error>]) in
             state.isStopped = true
             state.validation?.cancel()
+            state.retryTimer?.cancel()
             for id in state.running.keys { state.running[id]?.interrupted = true }
             return (state.loop, state.running.values.map(\.task))
         }
@@ -242,12 +245,20 @@ public final class DurableWorkQueue: Sendable {
 
     /// Wakes the loop when the first job waiting out a retry delay is due.
     private func scheduleNextDue() throws(QueueError) {
-        guard let due = try store.nextDueTime(after: Self.now()) else { return }
+        let due = try store.nextDueTime(after: Self.now())
         let wake = self.wake
-        Task {
-            try? await Task.sleep(for: .milliseconds(max(0, due - Self.now())))
-            wake.yield()
+        let previous = state.withLock { state in
+            defer {
+                state.retryTimer = due.map { due in
+                    Task {
+                        guard (try? await Task.sleep(for: .milliseconds(max(0, due - Self.now())))) != nil else { return }
+                        wake.yield()
+                    }
+                }
+            }
+            return state.retryTimer
         }
+        previous?.cancel()
     }
 
     private func finished(_ id: Int64, _ result: Result<Void, any Error>) {
