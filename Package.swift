@@ -136,6 +136,7 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidationCore", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
             swiftSettings: strictSettings
@@ -164,6 +165,7 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidation", "NetworkReachabilityRadio", "NetworkReachabilityExporter",
+                "NetworkReachabilityQueue",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

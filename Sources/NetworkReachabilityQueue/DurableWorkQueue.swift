@@ -4,6 +4,7 @@ import Foundation
 #elseif canImport(Musl)
     import Musl
 #endif
+import CoreMetrics
 import Logging
 import NetworkReachabilityCore
 import NetworkReachabilityKit
@@ -46,8 +47,8 @@ public final class DurableWorkQueue: Sendable {
         var watches: [ReachabilityTarget: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
         var running: [Int64: Running] = [:]
         var loop: Task<Void, Never>?
-        /// The lock beside the file that makes this the file's one worker, while it runs.
-        var workerLock: Int32?
+        /// The lock beside the file that makes this the file's one worker, and tells it of other processes' jobs.
+        var signal: WorkerSignal?
         /// Sleeps until the first retry is due, then wakes the loop; one at a time, replaced when the loop looks again.
         var retryTimer: Task<Void, Never>?
         /// Follows the validator's outcomes, while the queue runs.
@@ -60,6 +61,7 @@ public final class DurableWorkQueue: Sendable {
     private let validator: ConnectivityValidator?
     private let maximumRunning: Int
     private let logger: Logger
+    private let metrics: QueueMetrics
     private let state = Locked(State())
     private let wakes: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
@@ -73,6 +75,9 @@ public final class DurableWorkQueue: Sendable {
     ///   - validator: what tells whether the internet really answers, for jobs with the `validated` condition; without
     ///     one, such jobs are refused.
     ///   - logger: where recoveries, failures and retries are logged; nothing is logged unless you pass a logger.
+    ///   - metricsFactory: where jobs by state (`network_reachability_queue_jobs{state}`), ended runs by outcome
+    ///     (`network_reachability_queue_attempts_total{outcome}`) and the time from a job's due moment to its start
+    ///     (`network_reachability_queue_wait_seconds`) are recorded: swift-metrics' bootstrapped backend by default.
     ///   - reachability: makes the object that watches a job's target: the system's by default, a simulated
     ///     network's in tests (`NetworkReachability(target:network:)`).
     /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not this queue's (it is left as it is),
@@ -80,6 +85,7 @@ public final class DurableWorkQueue: Sendable {
     public init(
         path: String, limits: QueueLimits = QueueLimits(), maximumRunning: Int = 1,
         validator: ConnectivityValidator? = nil, logger: Logger = NetworkReachability.silentLogger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
         reachability: @escaping @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability = {
             target throws(ReachabilityError) in try NetworkReachability(target: target)
         }
@@ -89,6 +95,7 @@ public final class DurableWorkQueue: Sendable {
         self.validator = validator
         self.maximumRunning = max(1, maximumRunning)
         self.logger = logger
+        metrics = QueueMetrics(factory: metricsFactory)
         (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -119,11 +126,6 @@ public final class DurableWorkQueue: Sendable {
         _ kind: String, payload: Payload, conditions: JobConditions = JobConditions(), retryPolicy: RetryPolicy = .standard,
         key: String? = nil, replacesQueued: Bool = true, expiresAfter: Duration? = nil
     ) throws(QueueError) -> Int64 {
-        do {
-            _ = try conditions.reachabilityTarget()
-        } catch {
-            throw .invalidJob(reason: "\(error)")
-        }
         if conditions.validated && validator == nil {
             throw .invalidJob(reason: "the validated condition needs a queue made with a validator")
         }
@@ -137,7 +139,7 @@ public final class DurableWorkQueue: Sendable {
         submission.retryPolicy = retryPolicy
         submission.key = key
         submission.replacesQueued = replacesQueued
-        let now = Self.now()
+        let now = JobStore.now()
         submission.expiresAt = expiresAfter.map { $0.after(now) }
         let id = try store.submit(submission, now: now)
         wake.yield()
@@ -145,6 +147,11 @@ public final class DurableWorkQueue: Sendable {
     }
 
     // MARK: - Running
+
+    /// The descriptor of the worker's lock while the queue runs: a process started by a handler that inherits it
+    /// keeps the file's jobs from a second worker until it ends, even when this process was killed. `reach queue run`
+    /// hands it to its commands.
+    package var workerLockDescriptor: Int32? { state.withLock { $0.signal?.lock } }
 
     /// Starts running jobs: a run the last process did not finish is queued again first.
     ///
@@ -154,7 +161,11 @@ public final class DurableWorkQueue: Sendable {
     /// - Throws: ``QueueError/anotherWorker(path:)`` while another queue object or process runs the file's jobs;
     ///   ``QueueError`` when the file cannot be read or written.
     public func start() throws(QueueError) {
-        try lockAsWorker()
+        if state.withLock({ $0.signal == nil }) {
+            let wake = self.wake
+            let signal = try WorkerSignal(database: store.path) { wake.yield() }
+            state.withLock { $0.signal = signal }
+        }
         let recovered = try store.recoverInterruptedRuns()
         if recovered > 0 { logger.info("\(recovered) runs the last process did not finish are queued again") }
         state.withLock { state in
@@ -187,30 +198,17 @@ public final class DurableWorkQueue: Sendable {
             return state.watches.values.map(\.reachability)
         }
         for reachability in watches { reachability.stopListening() }
-        if let lock = state.withLock({ $0.workerLock.take() }) { close(lock) }
-    }
-
-    /// Takes the worker's lock, or throws when another holds it; nothing when this queue holds it already.
-    private func lockAsWorker() throws(QueueError) {
-        guard state.withLock({ $0.workerLock == nil }) else { return }
-        let path = store.path + ".worker"
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
-        }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(descriptor)
-            throw .anotherWorker(path: store.path)
-        }
-        state.withLock { $0.workerLock = descriptor }
+        state.withLock { $0.signal.take() }?.release()
     }
 
     private func run() async {
         for await _ in wakes {
             guard !state.withLock(\.isStopped) else { break }
             do {
+                try cutRemovedRuns()
                 try startDueJobs()
                 try scheduleNextDue()
+                try metrics.record(store.counts())
             } catch {
                 logger.error("\(error)")
             }
@@ -220,13 +218,14 @@ public final class DurableWorkQueue: Sendable {
     /// Starts the first jobs whose conditions hold, up to `maximumRunning`.
     private func startDueJobs() throws(QueueError) {
         while state.withLock({ $0.running.count < maximumRunning && !$0.isStopped }) {
-            let now = Self.now()
+            let now = JobStore.now()
             guard let job = try store.claimNext(now: now, where: { holds($0) }) else { return }
             guard let handler = state.withLock({ $0.handlers[job.kind] }) else {
                 _ = try store.fail(job.id, now: now, reason: "no handler is registered for '\(job.kind)'")
                 logger.warning("job \(job.id): no handler is registered for '\(job.kind)'")
                 continue
             }
+            metrics.recordWait(milliseconds: now - job.nextAttemptAt)
             let run = DurableJob(id: job.id, kind: job.kind, attempt: job.attempts, payload: job.payload)
             state.withLock { state in
                 let task = Task<Void, any Error> { [self] in
@@ -245,13 +244,13 @@ public final class DurableWorkQueue: Sendable {
 
     /// Wakes the loop when the first job waiting out a retry delay is due.
     private func scheduleNextDue() throws(QueueError) {
-        let due = try store.nextDueTime(after: Self.now())
+        let due = try store.nextDueTime(after: JobStore.now())
         let wake = self.wake
         let previous = state.withLock { state in
             defer {
                 state.retryTimer = due.map { due in
                     Task {
-                        guard (try? await Task.sleep(for: .milliseconds(max(0, due - Self.now())))) != nil else { return }
+                        guard (try? await Task.sleep(for: .milliseconds(max(0, due - JobStore.now())))) != nil else { return }
                         wake.yield()
                     }
                 }
@@ -266,18 +265,45 @@ public final class DurableWorkQueue: Sendable {
         do {
             switch result {
             case .success:
+                metrics.recordRun(.succeeded)
                 try store.complete(id)
             case .failure where interrupted:
+                metrics.recordRun(.interrupted)
                 try store.giveBack(id)
                 logger.debug("job \(id): interrupted; queued again")
             case .failure(let error):
-                let now = try store.fail(id, now: Self.now(), reason: "\(error)")
+                metrics.recordRun(.failed)
+                let now = try store.fail(id, now: JobStore.now(), reason: "\(error)")
                 logger.debug("job \(id) failed: \(error); now \(now.rawValue)")
             }
+        } catch .noSuchJob {
+            logger.debug("job \(id) was removed while it ran")
         } catch {
             logger.error("job \(id): \(error)")
         }
         wake.yield()
+    }
+
+    /// Cancels the runs of jobs removed from the file while they ran (`reach queue remove`, or a submission that
+    /// replaced it under its key): nobody wants their result any more.
+    private func cutRemovedRuns() throws(QueueError) {
+        guard state.withLock({ !$0.running.isEmpty }) else { return }
+        // Read before the running set: a run that ended in between is no longer in it, and is not cut.
+        let stored = try store.runningIDs()
+        let cut = state.withLock { state in
+            var cut: [Task<Void, any Error>] = []
+            for (id, running) in state.running where !running.interrupted && !stored.contains(id) {
+                state.running[id]?.interrupted = true
+                cut.append(running.task)
+            }
+            return cut
+        }
+        for task in cut { task.cancel() }
+    }
+
+    /// How many jobs not yet done need validation: without a validator they never run.
+    package func jobsNeedingValidation() throws(QueueError) -> Int {
+        try store.jobs().count { $0.state != .failed && $0.conditions.validated }
     }
 
     // MARK: - Conditions
@@ -334,9 +360,4 @@ public final class DurableWorkQueue: Sendable {
         }
         return cut
     }
-
-    // MARK: - Time
-
-    /// Milliseconds since 1970: the wall clock, so that a retry's time means the same after a reboot.
-    private static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 }

@@ -10,7 +10,7 @@ extension Duration {
     }
 
     /// `milliseconds` (since 1970) plus this duration, held at `Int64`'s bounds.
-    func after(_ milliseconds: Int64) -> Int64 {
+    package func after(_ milliseconds: Int64) -> Int64 {
         let (sum, overflow) = milliseconds.addingReportingOverflow(saturatingMilliseconds)
         return overflow ? (saturatingMilliseconds < 0 ? .min : .max) : sum
     }

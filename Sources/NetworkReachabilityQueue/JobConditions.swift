@@ -37,7 +37,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
     /// The target the conditions watch, restricted to the interface types they allow.
     ///
     /// - Throws: `ReachabilityError` when `target` is no internet, address, host name or URL.
-    func reachabilityTarget() throws(ReachabilityError) -> ReachabilityTarget {
+    package func reachabilityTarget() throws(ReachabilityError) -> ReachabilityTarget {
         let parsed = try ReachabilityTarget(parsing: target)
         let restriction = InterfaceRestriction(requiredType: requiredType, prohibitedTypes: prohibitedTypes)
         return restriction.isEmpty ? parsed : .restricted(parsed, restriction)

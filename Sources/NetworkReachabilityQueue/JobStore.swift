@@ -45,13 +45,9 @@ package final class JobStore: Sendable {
         // commits when the power goes, which a field device's reboot is).
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
+            try Self.checkHeader(of: path)
             database = try DatabasePool(path: path, configuration: configuration)
-        } catch {
-            throw Self.queueError(error, path: path, opening: true)
-        }
-        do {
-            // Read first: the migrator writes its own table before it migrates, and another program's database must
-            // be left as it is.
+            // Read before the migrator, which writes its own table first.
             let tables = try database.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
             }
@@ -61,6 +57,20 @@ package final class JobStore: Sendable {
         } catch {
             throw Self.queueError(error, path: path, opening: true)
         }
+    }
+
+    /// Throws ``QueueError/notADatabase(path:)`` unless the file at `path` is missing, empty, or an SQLite database in
+    /// WAL mode, as every queue's file is: opening a pool switches a database in rollback mode to WAL, which
+    /// writes its header, and another program's file must be left byte for byte.
+    private static func checkHeader(of path: String) throws {
+        guard let file = FileHandle(forReadingAtPath: path) else { return }  // missing: it is created
+        defer { try? file.close() }
+        let header = Array(try file.read(upToCount: 20) ?? Data())
+        guard !header.isEmpty else { return }
+        // "SQLite format 3" and a NUL, then at 18 and 19 the write and read versions, 2 in WAL mode.
+        guard header.count == 20, header.prefix(16).elementsEqual(Array("SQLite format 3\0".utf8)), header[18] == 2,
+            header[19] == 2
+        else { throw QueueError.notADatabase(path: path) }
     }
 
     /// The schema, in versions.
@@ -95,9 +105,17 @@ package final class JobStore: Sendable {
     // MARK: - Submitting
 
     /// Adds a job, committed before this returns; its id, or the id of the queued job its key kept.
+    ///
+    /// - Throws: ``QueueError/invalidJob(reason:)`` for conditions whose target is none, ``QueueError/full(reason:)``
+    ///   at the bounds.
     package func submit(_ submission: Submission, now: Int64) throws(QueueError) -> Int64 {
+        do {
+            _ = try submission.conditions.reachabilityTarget()
+        } catch {
+            throw .invalidJob(reason: "\(error)")
+        }
         let conditions = String(decoding: try Self.encode(submission.conditions), as: UTF8.self)
-        return try write { db in
+        let id = try write { db in
             if let key = submission.key,
                 let queued = try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE key = ?", arguments: [key])
             {
@@ -128,6 +146,8 @@ package final class JobStore: Sendable {
                 ])
             return db.lastInsertedRowID
         }
+        WorkerSignal.notify(database: path)
+        return id
     }
 
     // MARK: - Running
@@ -213,6 +233,30 @@ package final class JobStore: Sendable {
         }
     }
 
+    /// The ids of the jobs claimed and not finished.
+    package func runningIDs() throws(QueueError) -> Set<Int64> {
+        do {
+            return Set(try database.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'running'") })
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    /// How many jobs are in each state.
+    package func counts() throws(QueueError) -> [StoredJob.State: Int] {
+        do {
+            return try database.read { db in
+                var counts: [StoredJob.State: Int] = [:]
+                for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM job GROUP BY state") {
+                    if let state = StoredJob.State(rawValue: row[0]) { counts[state] = row[1] }
+                }
+                return counts
+            }
+        } catch {
+            throw storageError(error)
+        }
+    }
+
     /// Every job, in order of submission.
     package func jobs() throws(QueueError) -> [StoredJob] {
         do {
@@ -224,11 +268,17 @@ package final class JobStore: Sendable {
 
     /// Removes a job whatever its state; whether there was one.
     package func remove(_ id: Int64) throws(QueueError) -> Bool {
-        try write { db in
+        let removed = try write { db in
             try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [id])
             return db.changesCount == 1
         }
+        if removed { WorkerSignal.notify(database: path) }
+        return removed
     }
+
+    /// Milliseconds since 1970, the queue's clock: the wall clock, so that a retry's time means the same after a
+    /// reboot.
+    package static func now() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: - Rows
 
