@@ -6,6 +6,7 @@ import ArgumentParser
 #endif
 import NetworkReachabilityExporter
 import NetworkReachabilityKit
+import NetworkReachabilityQueue
 import NetworkReachabilityValidation
 
 /// `reach`: whether the network can carry traffic to a target, once or live.
@@ -22,7 +23,7 @@ struct Reach: AsyncParsableCommand {
         version: NetworkReachability.version,
         subcommands: [
             StatusCommand.self, WatchCommand.self, WaitCommand.self, InterfacesCommand.self, NAT64Command.self,
-            SynthesizeCommand.self, ServeCommand.self,
+            SynthesizeCommand.self, ServeCommand.self, QueueCommand.self,
         ],
         defaultSubcommand: StatusCommand.self
     )
@@ -94,6 +95,9 @@ struct Reach: AsyncParsableCommand {
         case let error as WebConfigurationError:
             code = ExitCode.validationFailure.rawValue
             message = error.description
+        case let error as QueueError:
+            code = error.exitCode
+            message = error.description
         case let error as ServeError:
             code = 70  // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
             message = error.description
@@ -135,6 +139,20 @@ extension ReachabilityError {
             .familyMismatch, .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
             true
         case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false
+        }
+    }
+}
+
+extension QueueError {
+    /// `reach queue`'s exit status for the error, as sysexits(3) names them.
+    var exitCode: Int32 {
+        switch self {
+        case .invalidJob: 64  // EX_USAGE
+        case .notADatabase: 65  // EX_DATAERR: the file is not a queue; it was left as it is
+        case .cannotOpen: 66  // EX_NOINPUT
+        case .noSuchJob: 1
+        case .storage: 74  // EX_IOERR: a full disk, a corrupt page
+        case .full, .anotherWorker: 75  // EX_TEMPFAIL: try again later
         }
     }
 }

@@ -41,6 +41,10 @@ struct Seconds: Sendable, Equatable, CustomStringConvertible {
     static let exchange: ClosedRange<Double> = 0.1...3600
     /// How long `reach wait` waits: from a single check to a day.
     static let wait: ClosedRange<Double> = 0...86_400
+    /// The first delay before a queued command's retry: from 100 ms to a day.
+    static let retryDelay: ClosedRange<Double> = 0.1...86_400
+    /// How long a queued command may wait before it expires: from a second to ten years.
+    static let expiry: ClosedRange<Double> = 1...315_360_000
     /// The default resolution timeout.
     static let standardResolution = Seconds(duration: NetworkReachability.defaultResolutionTimeout)
 }

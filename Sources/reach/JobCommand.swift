@@ -1,0 +1,154 @@
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+import NetworkReachabilityPOSIX
+import NetworkReachabilityQueue
+
+/// A job of `reach queue`: a command and the directory it was added in, run as `at(1)` runs its jobs, in that
+/// directory with the worker's environment.
+struct JobCommand: Codable, Sendable {
+    /// The kind its jobs are stored as.
+    static let kind = "command"
+    /// How long a command has after SIGTERM before its process group gets SIGKILL.
+    static let stopGrace = Duration.seconds(10)
+
+    /// The program (looked up on the worker's `PATH`) and its arguments.
+    let arguments: [String]
+    /// Where it runs.
+    let directory: String
+
+    /// The command `job` carries.
+    ///
+    /// - Throws: ``Failure`` for a job of another kind, or whose payload is no command (then the attempt fails).
+    static func decode(_ job: DurableJob) throws -> JobCommand {
+        guard let command = try? job.payload(as: JobCommand.self), !command.arguments.isEmpty else {
+            throw Failure(description: "the job's payload is no command")
+        }
+        return command
+    }
+
+    /// Why a command's run counts as a failed attempt.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs the command for `job` and returns when it exits 0; throws for any other end.
+    ///
+    /// - It runs in a process group of its own, with `/dev/null` as stdin, the worker's stdout and stderr, default
+    ///   signal actions and no blocked signals, and `REACH_JOB_ID` and `REACH_ATTEMPT` in its environment.
+    /// - `workerLock`, the worker's locked descriptor, is its descriptor 3: a command outlives a worker killed with
+    ///   SIGKILL, and while it runs no next worker can start the same job a second time.
+    /// - Cancelled (its conditions stopped holding, or the worker stops), its group is sent SIGTERM, and SIGKILL
+    ///   ``stopGrace`` later if it has not ended.
+    func run(as job: DurableJob, workerLock: Int32?) async throws {
+        let process = try Child(spawning: self, as: job, workerLock: workerLock)
+        let status = await withTaskCancellationHandler {
+            await process.exit()
+        } onCancel: {
+            process.stop(grace: Self.stopGrace)
+        }
+        switch status {
+        case .exited(0): return
+        case .exited(let code): throw Failure(description: "exit status \(code)")
+        case .signaled(let signal): throw Failure(description: "ended by signal \(signal)")
+        }
+    }
+
+    /// How a command's process ended.
+    enum Termination: Equatable {
+        case exited(Int32)
+        case signaled(Int32)
+    }
+
+    /// The command's process: started with `posix_spawn`, reaped by a thread of its own that blocks in `waitpid`.
+    private final class Child: Sendable {
+        let pid: pid_t
+        /// Set once reaped: after that its pid may name another process, and nothing is sent to it.
+        private let ended = Locked<Termination?>(nil)
+        private let waiters = Locked<[CheckedContinuation<Termination, Never>]>([])
+
+        init(spawning command: JobCommand, as job: DurableJob, workerLock: Int32?) throws {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+            if let workerLock { posix_spawn_file_actions_adddup2(&actions, workerLock, 3) }
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var noSignals = sigset_t()
+            sigemptyset(&noSignals)
+            var defaults = sigset_t()
+            sigfillset(&defaults)
+            posix_spawnattr_setsigmask(&attributes, &noSignals)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+            // The shell changes into the directory and replaces itself with the command, looked up on PATH; a
+            // directory that is gone or a command that is not found is its exit status (1, 127), a failed attempt.
+            let arguments = ["sh", "-c", "cd -- \"$0\" && exec \"$@\"", command.directory] + command.arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["REACH_JOB_ID"] = "\(job.id)"
+            environment["REACH_ATTEMPT"] = "\(job.attempt)"
+            var cArguments = arguments.map { strdup($0) } + [nil]
+            var cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { for pointer in cArguments + cEnvironment { free(pointer) } }
+            var child = pid_t()
+            let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArguments, &cEnvironment)
+            guard result == 0 else { throw Failure(description: "cannot start /bin/sh: \(String(cString: strerror(result)))") }
+            pid = child
+            try DedicatedThread(name: "reach-job") { [self] in reap() }.detach()
+        }
+
+        /// Waits for the process to end.
+        func exit() async -> Termination {
+            await withCheckedContinuation { continuation in
+                let termination = ended.withLock { ended in
+                    if ended == nil { waiters.withLock { $0.append(continuation) } }
+                    return ended
+                }
+                if let termination { continuation.resume(returning: termination) }
+            }
+        }
+
+        /// SIGTERM to its group now, SIGKILL after `grace` unless it has ended.
+        func stop(grace: Duration) {
+            send(SIGTERM)
+            Task { [self] in
+                try? await Task.sleep(for: grace)
+                send(SIGKILL)
+            }
+        }
+
+        private func send(_ signal: Int32) {
+            ended.withLock { ended in
+                if ended == nil { _ = kill(-pid, signal) }
+            }
+        }
+
+        /// Blocks until the process ends without reaping it, then reaps it under the lock `send` takes: a signal
+        /// never goes to a pid that may have been given to another process.
+        private func reap() {
+            var info = siginfo_t()
+            while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            let (termination, continuations) = ended.withLock { ended in
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let termination: Termination =
+                    status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
+                ended = termination
+                return (
+                    termination,
+                    waiters.withLock { waiters in
+                        defer { waiters = [] }
+                        return waiters
+                    }
+                )
+            }
+            for continuation in continuations { continuation.resume(returning: termination) }
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import FoundationEssentials
+import NetworkReachabilityQueue
+
+/// A job as `reach queue list` prints it: a line of tab-separated fields, or a JSON object.
+struct ListedJob: Encodable {
+    let id: Int64
+    /// `waiting`, `running`, `retrying` or `failed`.
+    let state: String
+    /// Attempts started, the running one included.
+    let attempts: Int
+    let maximumAttempts: Int
+    /// The condition words, as `--when` takes them (`reachable` included).
+    let conditions: [String]
+    let target: String
+    let requiredType: String?
+    let prohibitedTypes: [String]
+    /// The command and its arguments; for a job some other program queued, its kind alone.
+    let command: [String]
+    let directory: String?
+    let key: String?
+    /// When a retrying job runs next, in ISO 8601 (UTC).
+    let nextAttemptAt: String?
+    let expiresAt: String?
+    /// Why its last attempt failed.
+    let lastError: String?
+
+    init(_ job: StoredJob) {
+        id = job.id
+        state = job.state.rawValue
+        attempts = job.attempts
+        maximumAttempts = job.retryPolicy.maximumAttempts
+        conditions = QueueCondition.words(of: job.conditions)
+        target = job.conditions.target
+        requiredType = job.conditions.requiredType?.rawValue
+        prohibitedTypes = job.conditions.prohibitedTypes.map(\.rawValue).sorted()
+        let command = job.kind == JobCommand.kind ? try? JSONDecoder().decode(JobCommand.self, from: Data(job.payload)) : nil
+        self.command = command?.arguments ?? ["(\(job.kind))"]
+        directory = command?.directory
+        key = job.key
+        nextAttemptAt = job.state == .retrying ? Self.time(job.nextAttemptAt) : nil
+        expiresAt = job.expiresAt.map(Self.time)
+        lastError = job.lastError
+    }
+
+    /// `id  state  attempts/maximum  conditions  command`, separated by tabs; the conditions are the words joined by
+    /// commas, then `target=`, `require=` and `prohibit=` where they are not the default.
+    var line: String {
+        var words = conditions
+        if target != "internet" { words.append("target=\(target)") }
+        if let requiredType { words.append("require=\(requiredType)") }
+        words += prohibitedTypes.map { "prohibit=\($0)" }
+        return [
+            "\(id)", state, "\(attempts)/\(maximumAttempts)", words.joined(separator: ","),
+            command.map(Self.quoted).joined(separator: " "),
+        ].joined(separator: "\t")
+    }
+
+    /// An argument as a shell reads it back: bare when it is plain, else in single quotes.
+    private static func quoted(_ argument: String) -> String {
+        let plain =
+            !argument.isEmpty && argument.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0)) }
+        return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
+    private static func time(_ milliseconds: Int64) -> String {
+        let seconds = Double(milliseconds) / 1000
+        guard seconds.isFinite, abs(seconds) < 253_402_300_800 else {
+            return milliseconds < 0 ? "0000-01-01T00:00:00Z" : "9999-12-31T23:59:59Z"
+        }
+        return Date(timeIntervalSince1970: seconds).formatted(.iso8601)
+    }
+}

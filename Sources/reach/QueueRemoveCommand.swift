@@ -1,0 +1,35 @@
+import ArgumentParser
+import NetworkReachabilityQueue
+
+/// `reach queue remove`: deletes a job whatever its state; a running command is stopped by its worker.
+struct QueueRemoveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove",
+        abstract: "Remove a job whatever its state; if its command runs, the worker stops it (SIGTERM).",
+        discussion: "Exits 1 when the file holds no job with that id."
+    )
+
+    @Argument(help: "The queue's SQLite file.")
+    var database: String
+
+    @Argument(help: "The job's id, as `add` printed it.", transform: JobID.init)
+    var id: JobID
+
+    func run() throws {
+        guard try QueueFile.open(database).remove(id.value) else {
+            Output.error("reach: \(QueueError.noSuchJob(id.value))")
+            throw ExitCode(1)
+        }
+    }
+
+    /// A job's id as typed: digits only, within `Int64`.
+    struct JobID {
+        let value: Int64
+
+        init(_ text: String) throws {
+            guard !text.isEmpty, text.count <= 19, text.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int64(text)
+            else { throw ValidationError("must be a job's id, a whole number from 1") }
+            self.value = value
+        }
+    }
+}

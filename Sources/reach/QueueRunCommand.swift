@@ -1,0 +1,109 @@
+import ArgumentParser
+import Dispatch
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+import NetworkReachabilityKit
+import NetworkReachabilityQueue
+import NetworkReachabilityValidation
+
+/// `reach queue run`: the worker. Runs the file's commands in order while their conditions hold, until SIGTERM or
+/// SIGINT, after which a running command is sent SIGTERM, its job stays queued, and the worker exits 0.
+struct QueueRunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the queue's commands in order while their conditions hold, until SIGTERM or SIGINT.",
+        discussion: """
+            A command whose conditions stop holding while it runs is sent SIGTERM (SIGKILL 10 s later) and runs \
+            again when they hold, without spending an attempt. So is a running command when the worker is stopped; \
+            its job stays queued. Each command's end is one line on stderr. Exits 75 while another worker runs the \
+            file, or a command of a killed one still runs.
+            """
+    )
+
+    @Argument(help: "The queue's SQLite file; created when missing.")
+    var database: String
+
+    /// `--validate URL`, for jobs added with `--when validated`.
+    @OptionGroup var validation: ValidationOptions
+
+    @Option(help: "How many commands may run at once.", transform: Count.parser(in: 1...64))
+    var concurrency = Count(1)
+
+    @OptionGroup var logging: VerboseOption
+
+    func validate() throws {
+        do {
+            _ = try validation.configuration()
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
+    func run() async throws {
+        let stop = Self.stopSignals()
+        let logger = logging.logger
+        var validator: ConnectivityValidator?
+        if let configuration = try validation.configuration() {
+            validator = try ConnectivityValidator(
+                reachability: NetworkReachability(target: .internet, logger: logger), configuration: configuration)
+        }
+        let queue = try DurableWorkQueue(
+            path: database, maximumRunning: concurrency.value, validator: validator, logger: logger
+        ) { target throws(ReachabilityError) in try NetworkReachability(target: target, logger: logger) }
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
+        queue.register(JobCommand.kind) { [queue] job in
+            do {
+                try await JobCommand.decode(job).run(as: job, workerLock: queue.workerLockDescriptor)
+                Output.error("reach: job \(job.id), attempt \(job.attempt): done")
+            } catch {
+                let stopped = Task.isCancelled ? "stopped, " : ""
+                Output.error("reach: job \(job.id), attempt \(job.attempt): \(stopped)\(error)")
+                throw error
+            }
+        }
+        do {
+            try queue.start()
+        } catch .anotherWorker(let path) {
+            Output.error("reach: another process runs the jobs of '\(path)', or a command of a killed worker still runs")
+            throw ExitCode(75)  // EX_TEMPFAIL: try again once it has ended
+        }
+        if validator == nil, let waiting = try? queue.jobsNeedingValidation(), waiting > 0 {
+            Output.error("reach: \(waiting) jobs wait for validation, which needs --validate URL")
+        }
+        await stop.first()
+        await queue.stop()
+        validator?.close()
+    }
+
+    /// SIGTERM and SIGINT, as a stream; their default action (ending the process) is replaced first. A parent's
+    /// blocked mask is inherited across exec (Swift Testing's threads block both), so both are unblocked.
+    private static func stopSignals() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        let queue = DispatchQueue(label: "reach.queue.signals")
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            sigaddset(&signals, signalNumber)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            sources.append(source)
+        }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        return stream
+    }
+
+    /// The signal sources, kept for the process's life.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+}
+
+extension AsyncStream<Void> {
+    /// Waits for the first element, or the end.
+    fileprivate func first() async {
+        for await _ in self { return }
+    }
+}
