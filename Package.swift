@@ -268,6 +268,7 @@ let package = Package(
                 "NetworkReachabilityValidationCore", "QueueCrashDrill",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),

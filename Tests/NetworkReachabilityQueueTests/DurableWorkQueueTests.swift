@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import MetricsTestKit
 import NetworkReachabilityCore
 import NetworkReachabilityTesting
 import NetworkReachabilityValidationCore
@@ -21,8 +23,10 @@ struct DurableWorkQueueTests {
         return network
     }
 
-    private static func queue(_ path: String, _ network: SimulatedNetwork) throws -> DurableWorkQueue {
-        try DurableWorkQueue(path: path) { target throws(ReachabilityError) in
+    private static func queue(
+        _ path: String, _ network: SimulatedNetwork, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    ) throws -> DurableWorkQueue {
+        try DurableWorkQueue(path: path, metricsFactory: metrics) { target throws(ReachabilityError) in
             try NetworkReachability(target: target, network: network)
         }
     }
@@ -186,6 +190,90 @@ struct DurableWorkQueueTests {
         await first.stop()
         try second.start()
         await second.stop()
+    }
+
+    @Test func aNotRoamingJobWaitsWhileTheModemRoamsAndRunsOnceItIsHome() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network(online: false)
+        try network.addDefaultRoute(via: "198.51.100.1")  // the modem carries the internet, roaming
+        try network.setDetails(LinkDetails(isRoaming: true), on: "wwan0")
+        let queue = try Self.queue(folder + "/q", network)
+        let runs = Recorder<String>()
+        queue.register("sync") { job in runs.append(try job.payload(as: String.self)) }
+        try queue.start()
+        try queue.submit("sync", payload: "home only", conditions: JobConditions(notRoaming: true))
+        try queue.submit("sync", payload: "anywhere")
+        #expect(await runs.waitForAsync(1) == ["anywhere"])
+        #expect(runs.valuesAfterQuiet(0.3) == ["anywhere"])
+
+        try network.setDetails(LinkDetails(isRoaming: false), on: "wwan0")
+
+        #expect(await runs.waitForAsync(2) == ["anywhere", "home only"])
+        await queue.stop()
+    }
+
+    @Test func anotherProcesssJobWakesTheWorkerAndRemovingARunningJobCancelsIt() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let queue = try Self.queue(folder + "/q", network)
+        let runs = Recorder<String>()
+        let cancelled = Recorder<Int64>()
+        queue.register("upload") { job in
+            let payload = try job.payload(as: String.self)
+            runs.append(payload)
+            guard payload == "long" else { return }
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.append(job.id)
+                throw error
+            }
+        }
+        try queue.start()
+        // Another process's store: only the file is shared, and its commit is all the worker hears
+        let other = try JobStore(path: folder + "/q")
+        let submission = JobStore.Submission(kind: "upload", payload: Array(#""short""#.utf8))
+        _ = try other.submit(submission, now: JobStore.now())
+        #expect(await runs.waitForAsync(1) == ["short"])
+        let long = try other.submit(JobStore.Submission(kind: "upload", payload: Array(#""long""#.utf8)), now: JobStore.now())
+        #expect(await runs.waitForAsync(2) == ["short", "long"])
+
+        #expect(try other.remove(long))
+
+        #expect(await cancelled.waitForAsync(1) == [long])
+        #expect(try other.jobs().isEmpty)
+        await queue.stop()
+    }
+
+    @Test func runsWaitsAndJobsByStateAreRecorded() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let metrics = TestMetrics()
+        let queue = try Self.queue(folder + "/q", network, metrics: metrics)
+        let runs = Recorder<String>()
+        queue.register("upload") { job in
+            let payload = try job.payload(as: String.self)
+            runs.append(payload)
+            if payload == "bad" { throw CancellationError() }
+        }
+        try queue.start()
+        try queue.submit("upload", payload: "good")
+        try queue.submit("upload", payload: "bad", retryPolicy: try RetryPolicy(maximumAttempts: 1))
+        #expect(await runs.waitForAsync(2) == ["good", "bad"])
+        let attempts = { (outcome: String) in
+            (try? metrics.expectCounter("network_reachability_queue_attempts_total", [("outcome", outcome)]).totalValue) ?? -1
+        }
+        let jobs = { (state: String) in
+            (try? metrics.expectGauge("network_reachability_queue_jobs", [("state", state)]).lastValue) ?? -1
+        }
+        #expect(await eventuallyAsync { attempts("succeeded") == 1 && attempts("failed") == 1 && jobs("failed") == 1 })
+        #expect(attempts("interrupted") == 0 && jobs("waiting") == 0 && jobs("running") == 0 && jobs("retrying") == 0)
+        let waits = try metrics.expectTimer("network_reachability_queue_wait_seconds").values
+        #expect(waits.count == 2 && waits.allSatisfy { $0 >= 0 && $0 < 10_000_000_000 }, "\(waits)")
+        await queue.stop()
     }
 
     @Test func badJobsAreRefusedWithAClearError() throws {
