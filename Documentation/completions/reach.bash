@@ -173,13 +173,13 @@ _reach() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|watch|wait|interfaces|nat64|synthesize|serve|help)
+    status|watch|wait|interfaces|nat64|synthesize|serve|queue|help)
         # Offer subcommand argument completions
         "_reach_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status watch wait interfaces nat64 synthesize serve help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status watch wait interfaces nat64 synthesize serve queue help' -- "${cur}"))
         ;;
     esac
 }
@@ -357,6 +357,107 @@ _reach_serve() {
         return
         ;;
     esac
+}
+
+_reach_queue() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    add|run|list|remove)
+        # Offer subcommand argument completions
+        "_reach_queue_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'add run list remove' -- "${cur}"))
+        ;;
+    esac
+}
+
+_reach_queue_add() {
+    repeating_flags=()
+    non_repeating_flags=(--keep --version -h --help)
+    repeating_options=(--when --prohibit)
+    non_repeating_options=(--require --target --key --attempts --retry-delay --expires --max-jobs)
+    __reach_offer_flags_options -1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--when')
+        return
+        ;;
+    '--require')
+        __reach_add_completions -W 'wifi'$'\n''wiredEthernet'$'\n''cellular'$'\n''loopback'$'\n''other'
+        return
+        ;;
+    '--prohibit')
+        __reach_add_completions -W 'wifi'$'\n''wiredEthernet'$'\n''cellular'$'\n''loopback'$'\n''other'
+        return
+        ;;
+    '--target')
+        return
+        ;;
+    '--key')
+        return
+        ;;
+    '--attempts')
+        return
+        ;;
+    '--retry-delay')
+        return
+        ;;
+    '--expires')
+        return
+        ;;
+    '--max-jobs')
+        return
+        ;;
+    esac
+}
+
+_reach_queue_run() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--validate --validation-timeout --concurrency)
+    __reach_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--validate')
+        return
+        ;;
+    '--validation-timeout')
+        return
+        ;;
+    '--concurrency')
+        return
+        ;;
+    esac
+}
+
+_reach_queue_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach_offer_flags_options 1
+}
+
+_reach_queue_remove() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach_offer_flags_options 2
 }
 
 _reach_help() {

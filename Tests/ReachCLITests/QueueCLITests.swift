@@ -60,6 +60,22 @@ struct QueueCLITests {
         #expect(try ReachBinary.run(["queue", "list", folder.database]).lines.map { $0.prefix(2) } == ["1\t", "4\t"])
     }
 
+    @Test func theWorkersUnitIsValidAndHardenedToAtMost2Point5() throws {
+        let folder = try Folder()
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/systemd/reach-queue.service")
+        // The unit as installed, but running the binary under test (verify checks that ExecStart exists)
+        let unit = folder.path + "/reach-queue.service"
+        try String(contentsOf: example, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin/reach", with: ReachBinary.path)
+            .write(toFile: unit, atomically: true, encoding: .utf8)
+        let verified = try Command.run(["systemd-analyze", "verify", unit])
+        // Only the man page, which is not installed here, may be missing
+        let complaints = verified.standardError.split(separator: "\n").filter { !$0.contains("Command 'man reach(1)'") }
+        #expect(complaints.isEmpty, "\(complaints)")
+        let rated = try Command.run(["systemd-analyze", "security", "--offline=yes", "--threshold=25", unit])
+        #expect(rated.status == 0, "\(rated.standardOutput.split(separator: "\n").last ?? "")")
+    }
+
     @Test func theBoundRefusesTheJobWithExit75AndKeepsTheOthers() throws {
         let folder = try Folder()
         for expected in ["1", "2"] {
