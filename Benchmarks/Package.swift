@@ -10,7 +10,8 @@ let rootIdentity = String(Context.packageDirectory.split(separator: "/").dropLas
 let package = Package(
     name: "swift-network-reachability-benchmarks",
     dependencies: [
-        .package(path: "..", traits: []),  // the library alone: swift-log and swift-metrics
+        // The library and the durable queue's store: swift-log, swift-metrics and GRDB.
+        .package(path: "..", traits: ["Queue"]),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -23,6 +24,16 @@ let package = Package(
             path: "Benchmarks/ReachabilityBenchmarks",
             swiftSettings: [.swiftLanguageMode(.v6)],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        // The durable queue under load, for scripts/bench-queue.
+        .executableTarget(
+            name: "QueueLoad",
+            dependencies: [
+                .product(name: "NetworkReachabilityKit", package: rootIdentity),
+                .product(name: "NetworkReachabilityQueue", package: rootIdentity),
+            ],
+            path: "Tools/QueueLoad",
+            swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // Flags reads in a plain release loop, for scripts/bench-reads.
         .executableTarget(

@@ -141,7 +141,7 @@ public final class DurableWorkQueue: Sendable {
         submission.replacesQueued = replacesQueued
         let now = JobStore.now()
         submission.expiresAt = expiresAfter.map { $0.after(now) }
-        let id = try store.submit(submission, now: now)
+        let id = try store.submit(submission, now: now, wakesWorker: state.withLock { $0.signal == nil })
         wake.yield()
         return id
     }
