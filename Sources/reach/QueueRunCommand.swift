@@ -71,7 +71,8 @@ struct QueueRunCommand: AsyncParsableCommand {
             throw ExitCode(75)  // EX_TEMPFAIL: try again once it has ended
         }
         if validator == nil, let waiting = try? queue.jobsNeedingValidation(), waiting > 0 {
-            Output.error("reach: \(waiting) jobs wait for validation, which needs --validate URL")
+            let jobs = waiting == 1 ? "1 job waits" : "\(waiting) jobs wait"
+            Output.error("reach: \(jobs) for validation, which needs --validate URL")
         }
         await stop.first()
         await queue.stop()

@@ -13,9 +13,9 @@ struct QueueInNamespaceTests {
         let errors = LineCollector()
         let process: Subprocess
 
-        init(_ database: String, in network: TestNetwork, environment: [String] = []) throws {
+        init(_ database: String, in network: TestNetwork, environment: [String] = [], arguments: [String] = []) throws {
             process = try network.start(
-                ["env"] + environment + [ReachBinary.path, "queue", "run", database], output: output.pipe,
+                ["env"] + environment + [ReachBinary.path, "queue", "run", database] + arguments, output: output.pipe,
                 errors: errors.pipe)
         }
     }
@@ -145,6 +145,31 @@ struct QueueInNamespaceTests {
         #expect(third.errors.waitForLine { $0 == "reach: job 1, attempt 2: done" } != nil)
         #expect(third.output.lines == ["start 2", "released"])
         #expect(try Self.list(folder.database).isEmpty)
+    }
+
+    @Test func aValidatedJobWaitsBehindACaptivePortalAndAWorkerWithoutAProbeSaysWhy() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let server = try ProbeServer(in: network)
+        defer { server.remove() }
+        try server.set(.redirect)
+        let folder = try Folder()
+        try Self.add(folder.database, in: network, "echo validated", options: ["--when", "validated"])
+
+        // Without --validate, the worker says what the job needs and leaves it waiting
+        let unable = try Worker(folder.database, in: network)
+        #expect(unable.errors.waitForLine { $0 == "reach: 1 job waits for validation, which needs --validate URL" } != nil)
+        unable.process.send(SIGTERM)
+        #expect(unable.process.wait() == .exited(0))
+
+        // With it, the job waits while the probe is redirected to a portal, and runs once it answers 204
+        let worker = try Worker(folder.database, in: network, arguments: ["--validate", server.probeURL])
+        #expect(eventually { server.probeCount >= 1 })
+        #expect(worker.output.linesAfterQuiet(0.5).isEmpty)
+
+        try server.set(.noContent)
+
+        #expect(worker.output.waitForLines(1, timeout: 20) == ["validated"])
     }
 
     @Test func anUnmeteredJobWaitsWhileNetworkManagerSaysMeteredAndRunsWhenItSaysNot() throws {
