@@ -156,11 +156,13 @@ public final class DurableWorkQueue: Sendable {
     /// Starts running jobs: a run the last process did not finish is queued again first.
     ///
     /// One worker runs a file's jobs: this takes an exclusive lock on `PATH.worker` first, which the kernel
-    /// releases when the process ends, however it ends.
+    /// releases when the process ends, however it ends. After ``stop()`` it does nothing: a stopped queue stays
+    /// stopped, and a new queue object on the file runs its jobs.
     ///
     /// - Throws: ``QueueError/anotherWorker(path:)`` while another queue object or process runs the file's jobs;
     ///   ``QueueError`` when the file cannot be read or written.
     public func start() throws(QueueError) {
+        guard !state.withLock(\.isStopped) else { return }
         if state.withLock({ $0.signal == nil }) {
             let wake = self.wake
             let signal = try WorkerSignal(database: store.path) { wake.yield() }
@@ -302,9 +304,7 @@ public final class DurableWorkQueue: Sendable {
     }
 
     /// How many jobs not yet done need validation: without a validator they never run.
-    package func jobsNeedingValidation() throws(QueueError) -> Int {
-        try store.jobs().count { $0.state != .failed && $0.conditions.validated }
-    }
+    package func jobsNeedingValidation() throws(QueueError) -> Int { try store.jobsNeedingValidation() }
 
     // MARK: - Conditions
 

@@ -281,10 +281,34 @@ package final class JobStore: Sendable {
         }
     }
 
+    /// How many jobs not yet done or failed have the validated condition, counted in the file (no job is loaded).
+    package func jobsNeedingValidation() throws(QueueError) -> Int {
+        do {
+            return try database.read { db in
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM job WHERE state != 'failed' AND json_extract(conditions, '$.validated') = 1"
+                ) ?? 0
+            }
+        } catch {
+            throw storageError(error)
+        }
+    }
+
     /// Every job, in order of submission.
     package func jobs() throws(QueueError) -> [StoredJob] {
+        var jobs: [StoredJob] = []
+        try forEachJob { jobs.append($0) }
+        return jobs
+    }
+
+    /// Calls `body` with every job, in order of submission, one at a time: the file may hold more than memory should.
+    package func forEachJob(_ body: (StoredJob) throws -> Void) throws(QueueError) {
         do {
-            return try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM job ORDER BY id").map(Self.job) }
+            try database.read { db in
+                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM job ORDER BY id")
+                while let row = try rows.next() { try body(try Self.job(row)) }
+            }
         } catch {
             throw storageError(error)
         }

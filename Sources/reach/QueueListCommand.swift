@@ -20,7 +20,7 @@ struct QueueListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        for job in try QueueFile.open(database).jobs() {
+        try QueueFile.open(database).forEachJob { job in
             let listed = ListedJob(job)
             Output.line(json ? Output.jsonLine(listed) : listed.line)
         }

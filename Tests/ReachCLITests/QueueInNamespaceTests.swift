@@ -86,7 +86,7 @@ struct QueueInNamespaceTests {
         #expect(eventually { (try? Self.list(folder.database).first?.contains("\twaiting\t0/5\t")) == true })
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
         #expect(worker.errors.waitForLine { $0 == "reach: job 1, attempt 1: done" } != nil)
-        #expect(worker.output.lines == ["start 1", "stopped", "start 1"])
+        #expect(worker.output.waitForLines(3) == ["start 1", "stopped", "start 1"])
         #expect(try Self.list(folder.database).isEmpty)
     }
 
@@ -100,7 +100,7 @@ struct QueueInNamespaceTests {
         let ends = worker.errors.waitForLines(3)
         #expect(ends == (1...3).map { "reach: job 1, attempt \($0): exit status 3" })
         // Delays of 0.3 and 0.6 s between the attempts (the worker's clock against the commands' own)
-        let times = worker.output.lines.compactMap(Double.init)
+        let times = worker.output.waitForLines(3).compactMap(Double.init)
         #expect(times.count == 3)
         if times.count == 3 {
             #expect(times[1] - times[0] >= 0.3 && times[2] - times[1] >= 0.6, "\(times)")
@@ -126,7 +126,7 @@ struct QueueInNamespaceTests {
         #expect(first.output.waitForLine { $0 == "start 1" } != nil)
         first.process.send(SIGTERM)
         #expect(first.process.wait() == .exited(0))
-        #expect(first.output.lines == ["start 1", "term"])
+        #expect(first.output.waitForLines(2) == ["start 1", "term"])
         #expect(try Self.list(folder.database).first?.contains("\twaiting\t0/5\t") == true)
 
         // SIGKILL to the next worker: its command runs on and holds the file's lock, so a third worker is refused
@@ -143,7 +143,7 @@ struct QueueInNamespaceTests {
         #expect(second.output.waitForLine { $0 == "released" } != nil)
         let third = try Worker(folder.database, in: network)
         #expect(third.errors.waitForLine { $0 == "reach: job 1, attempt 2: done" } != nil)
-        #expect(third.output.lines == ["start 2", "released"])
+        #expect(third.output.waitForLines(2) == ["start 2", "released"])
         #expect(try Self.list(folder.database).isEmpty)
     }
 
