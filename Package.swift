@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "NetworkReachabilityExporter", targets: ["NetworkReachabilityExporter"]),
         .library(name: "NetworkReachabilityQueue", targets: ["NetworkReachabilityQueue"]),
         .executable(name: "reach", targets: ["reach"]),
+        .executable(name: "reach-queue", targets: ["reach-queue"]),
     ],
     // What an adopter pays for is chosen by traits: a library user who names none (`traits: []`) resolves only
     // swift-log and swift-metrics. `Validation` brings AsyncHTTPClient for NetworkReachabilityValidation, `Exporter`
@@ -158,6 +159,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
+        .target(
+            name: "ReachCommandLine",
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityValidationCore", "NetworkReachabilityRadio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // The `reach` command: argument parsing and printing, and `reach serve`'s HTTP exporter on SwiftNIO's
         // HTTP/1, TLS and gzip (all already built for the validator's client).
         .executableTarget(
@@ -165,7 +176,7 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidation", "NetworkReachabilityRadio", "NetworkReachabilityExporter",
-                "NetworkReachabilityQueue",
+                "ReachCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -173,6 +184,17 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // `reach queue`, a program of its own: only it loads SQLite, GRDB and Foundation.
+        .executableTarget(
+            name: "reach-queue",
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityPOSIX", "NetworkReachabilityQueue", "NetworkReachabilityValidation",
+                "ReachCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -276,7 +298,7 @@ let package = Package(
         .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
         .testTarget(
             name: "ReachCLITests",
-            dependencies: ["reach", "NetworkReachabilityExporter", "TestSupport"],
+            dependencies: ["reach", "reach-queue", "NetworkReachabilityExporter", "TestSupport"],
             swiftSettings: strictSettings
         ),
     ]

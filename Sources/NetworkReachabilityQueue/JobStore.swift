@@ -34,43 +34,69 @@ package final class JobStore: Sendable {
 
     /// Opens the queue in `path`, creating the file when it does not exist.
     ///
+    /// The database file itself is only ever opened and closed by SQLite: closing any descriptor of a file drops every
+    /// POSIX lock the process holds on it, SQLite's included, and another process may then take the write-ahead log
+    /// from under this one (commits were lost that way, in a test of eight processes creating one file).
+    ///
     /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not an SQLite database or holds other tables
     ///   (it is left as it is), ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
     package init(path: String, limits: QueueLimits = QueueLimits()) throws(QueueError) {
         self.path = path
         self.limits = limits
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(10)  // another process's write transaction, never held for long
-        // A commit is on the disk before it returns, power cuts included (WAL's default, NORMAL, may lose the last
-        // commits when the power goes, which a field device's reboot is).
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         do {
-            try Self.checkHeader(of: path)
-            database = try DatabasePool(path: path, configuration: configuration)
-            // Read before the migrator, which writes its own table first.
-            let tables = try database.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
-            let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
-            guard tables.allSatisfy(ours.contains) else { throw QueueError.notADatabase(path: path) }
+            if !FileManager.default.fileExists(atPath: path) { try Self.create(path) }
+            try Self.checkIsOurs(path)
+            database = try DatabasePool(path: path, configuration: Self.configuration)
             try Self.migrator.migrate(database)
         } catch {
             throw Self.queueError(error, path: path, opening: true)
         }
     }
 
-    /// Throws ``QueueError/notADatabase(path:)`` unless the file at `path` is missing, empty, or an SQLite database in
-    /// WAL mode, as every queue's file is: opening a pool switches a database in rollback mode to WAL, which
-    /// writes its header, and another program's file must be left byte for byte.
-    private static func checkHeader(of path: String) throws {
-        guard let file = FileHandle(forReadingAtPath: path) else { return }  // missing: it is created
-        defer { try? file.close() }
-        let header = Array(try file.read(upToCount: 20) ?? Data())
-        guard !header.isEmpty else { return }
-        // "SQLite format 3" and a NUL, then at 18 and 19 the write and read versions, 2 in WAL mode.
-        guard header.count == 20, header.prefix(16).elementsEqual(Array("SQLite format 3\0".utf8)), header[18] == 2,
-            header[19] == 2
-        else { throw QueueError.notADatabase(path: path) }
+    /// Every connection's set-up.
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)  // another process's write transaction, never held for long
+        // A commit is on the disk before it returns, power cuts included (WAL's default, NORMAL, may lose the last
+        // commits when the power goes, which a field device's reboot is).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        return configuration
+    }
+
+    /// Makes a new queue's file whole, in WAL mode with its schema, beside `path` under a name of its own, and links it
+    /// into place: processes that create one file at once never meet half of it, and the first to link wins (the
+    /// others' files are removed, and they open the winner's).
+    private static func create(_ path: String) throws {
+        let building = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: building) }
+        do {
+            let pool = try DatabasePool(path: building, configuration: configuration)
+            try migrator.migrate(pool)
+            try pool.close()
+        }
+        guard link(building, path) == 0 || errno == EEXIST else {
+            throw QueueError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    /// Throws ``QueueError/notADatabase(path:)`` unless the file at `path` is this queue's (or empty): an SQLite
+    /// database in WAL mode with no table but the queue's. It is read through a connection that writes nothing: a
+    /// pool would switch a database in rollback mode to WAL, which writes its header, and another program's file
+    /// must be left byte for byte.
+    private static func checkIsOurs(_ path: String) throws {
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        readOnly.busyMode = .timeout(10)
+        let (mode, tables) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
+            (
+                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            )
+        }
+        let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
+        guard tables.allSatisfy(ours.contains), mode == "wal" || tables.isEmpty else {
+            throw QueueError.notADatabase(path: path)
+        }
     }
 
     /// The schema, in versions.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NetworkReachabilityKit
+import ReachCommandLine
 
 /// `reach interfaces`: every interface with its type, kind, state, carrier and addresses, which one carries the
 /// internet (`networkctl`'s list), and what ModemManager and NetworkManager say of each.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import NetworkReachabilityKit
+import ReachCommandLine
 
 /// `reach nat64`: whether the network is IPv6-only, and its NAT64 prefixes.
 struct NAT64Command: AsyncParsableCommand {

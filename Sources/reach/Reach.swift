@@ -6,8 +6,8 @@ import ArgumentParser
 #endif
 import NetworkReachabilityExporter
 import NetworkReachabilityKit
-import NetworkReachabilityQueue
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// `reach`: whether the network can carry traffic to a target, once or live.
 @main
@@ -31,6 +31,7 @@ struct Reach: AsyncParsableCommand {
     /// Runs a command; every failure is one line on stderr and a non-zero exit code (64 for bad input).
     static func main() async {
         Output.takeStandardDescriptors()
+        if CommandLine.arguments.dropFirst().first == QueueCommand.configuration.commandName { QueueCommand.forward() }
         do {
             if let word = CommandLine.arguments.dropFirst().first, let meant = subcommand(oneEditFrom: word) {
                 throw ValidationError("unknown command '\(word)'; did you mean '\(meant)'?")
@@ -42,7 +43,14 @@ struct Reach: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            fail(withOneLine: error)
+            CommandFailure.end(error, root: Self.self) { error in
+                switch error {
+                case let error as WebConfigurationError: (ExitCode.validationFailure.rawValue, error.description)
+                // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
+                case let error as ServeError: (70, error.description)
+                default: nil
+                }
+            }
         }
     }
 
@@ -80,79 +88,5 @@ struct Reach: AsyncParsableCommand {
             }
         }
         return edits + (typed.count - i) + (name.count - j) == 1
-    }
-
-    private static func fail(withOneLine error: any Error) -> Never {
-        let code: Int32
-        let message: String
-        switch error {
-        case let error as ReachabilityError:
-            code = error.isBadInput ? ExitCode.validationFailure.rawValue : 70  // EX_SOFTWARE: the kernel failed us
-            message = error.description
-        case let error as ValidationConfigurationError:
-            code = ExitCode.validationFailure.rawValue
-            message = error.description
-        case let error as WebConfigurationError:
-            code = ExitCode.validationFailure.rawValue
-            message = error.description
-        case let error as QueueError:
-            code = error.exitCode
-            message = error.description
-        case let error as ServeError:
-            code = 70  // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
-            message = error.description
-        default:
-            code = exitCode(for: error).rawValue
-            if code == 0 {
-                Output.line(fullMessage(for: error))  // --help, --version
-                Output.endProcess(0)
-            }
-            message = Self.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        }
-        if !message.isEmpty {
-            Output.error("reach: \(shortened(message))")
-        }
-        Output.endProcess(code)
-    }
-
-    /// `message` with each quoted value longer than 80 characters cut to 77 and `...`: a 10 KB bad value is not
-    /// echoed whole.
-    static func shortened(_ message: String) -> String {
-        var result = ""
-        var rest = message[...]
-        while let open = rest.firstIndex(of: "'"), let close = rest[rest.index(after: open)...].firstIndex(of: "'") {
-            let quoted = rest[rest.index(after: open)..<close]
-            result += rest[...open] + (quoted.count > 80 ? quoted.prefix(77) + "..." : quoted) + "'"
-            rest = rest[rest.index(after: close)...]
-        }
-        result += rest
-        // A value with quotes of its own is not one quoted run: the line itself stays short.
-        return result.count > 240 ? result.prefix(237) + "..." : result
-    }
-}
-
-extension ReachabilityError {
-    /// Whether the error is the user's input rather than the system's failure.
-    var isBadInput: Bool {
-        switch self {
-        case .invalidAddress, .invalidHostName, .invalidURL, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned,
-            .familyMismatch, .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
-            true
-        case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false
-        }
-    }
-}
-
-extension QueueError {
-    /// `reach queue`'s exit status for the error, as sysexits(3) names them.
-    var exitCode: Int32 {
-        switch self {
-        case .invalidJob: 64  // EX_USAGE
-        case .notADatabase: 65  // EX_DATAERR: the file is not a queue; it was left as it is
-        case .cannotOpen: 66  // EX_NOINPUT
-        case .noSuchJob: 1
-        case .storage: 74  // EX_IOERR: a full disk, a corrupt page
-        case .full, .anotherWorker: 75  // EX_TEMPFAIL: try again later
-        }
     }
 }

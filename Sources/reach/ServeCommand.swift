@@ -14,6 +14,7 @@ import ServiceLifecycle
 #elseif canImport(Musl)
     import Musl
 #endif
+import ReachCommandLine
 
 /// `reach serve`: a Prometheus exporter and an event stream of the targets, until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import NetworkReachabilityExporter
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// Prints a snapshot as one human line or one JSON object, flushed at once.
 struct SnapshotPrinter: Sendable {

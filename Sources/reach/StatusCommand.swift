@@ -1,6 +1,7 @@
 import ArgumentParser
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// `reach status`: prints the current state once; exit 0 when reachable, 1 when not.
 struct StatusCommand: AsyncParsableCommand {

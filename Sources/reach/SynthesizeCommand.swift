@@ -1,5 +1,6 @@
 import ArgumentParser
 import NetworkReachabilityKit
+import ReachCommandLine
 
 /// `reach synthesize`: the IPv6 address that reaches an IPv4 address through NAT64 (RFC 6052).
 struct SynthesizeCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Logging
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// The targets a command reads and how each is read: the resolution timeout, the interface types and validation.
 /// `status`, `watch`, `wait` and `serve` share it, and it is checked whole in ``validate()``, before any command

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// `reach wait`: returns as soon as the targets are reachable (the job of `nm-online` and
 /// `systemd-networkd-wait-online`, for any target); exit 1 at the timeout, saying what was still missing.

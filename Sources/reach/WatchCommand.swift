@@ -7,6 +7,7 @@ import Dispatch
 #endif
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
+import ReachCommandLine
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.
 struct WatchCommand: ParsableCommand {

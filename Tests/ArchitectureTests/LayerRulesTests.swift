@@ -32,6 +32,8 @@ struct LayerRulesTests {
         "NetworkReachabilityValidation", "NetworkReachabilityNotifications", "NetworkReachabilityExporter",
         "NetworkReachabilityQueue",
     ]
+    /// The programs, and what they share.
+    private static let commandModules = ["reach", "reach-queue", "ReachCommandLine"]
 
     @Test func theCoreImportsNoCLibraryAndNoPlatformModule() throws {
         let allowed: Set = ["CoreMetrics", "Dispatch", "Logging", "NetworkReachabilityPOSIX", "Synchronization"]
@@ -122,10 +124,22 @@ struct LayerRulesTests {
     }
 
     @Test func sharedStateIsBehindLocksThreadSanitizerSees() throws {
-        for module in Self.libraryModules + ["reach"] {
+        for module in Self.libraryModules + Self.commandModules {
             for file in try Self.sources(of: module) {
                 #expect(!file.text.contains("Mutex<"), "\(file.path) uses Synchronization.Mutex")
                 #expect(!file.text.contains("NSLock"), "\(file.path) uses NSLock")
+            }
+        }
+    }
+
+    @Test func reachLoadsNeitherTheQueueNorAllOfFoundation() throws {
+        // `reach queue` is reach-queue: SQLite, GRDB and the Foundation they bring cost every `reach watch` about
+        // 6 MiB resident (Benchmarks/results/2026-11-27-durable-queue.md)
+        for module in ["reach", "ReachCommandLine"] {
+            for file in try Self.sources(of: module) {
+                for forbidden in ["import NetworkReachabilityQueue", "import GRDB", "import Foundation\n"] {
+                    #expect(!file.text.contains(forbidden), "\(file.path): \(forbidden)")
+                }
             }
         }
     }
@@ -137,9 +151,7 @@ struct LayerRulesTests {
             $0.hasSuffix(".swift") && $0.contains("/") && !$0.contains(" ")
         }
         #expect(named.count > 20)
-        let all =
-            try Self.libraryModules.flatMap { try Self.sources(of: $0) }.map(\.path)
-            + (try Self.sources(of: "reach")).map(\.path)
+        let all = try (Self.libraryModules + Self.commandModules).flatMap { try Self.sources(of: $0) }.map(\.path)
         for path in Set(named) {
             #expect(
                 all.contains { $0.hasSuffix("/" + path) || $0 == path }, "ARCHITECTURE.md names \(path), which does not exist")

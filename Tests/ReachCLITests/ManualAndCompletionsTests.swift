@@ -8,20 +8,28 @@ struct ManualAndCompletionsTests {
     private static let documentation = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appending(path: "Documentation")
 
+    /// Each program, by name, with its path.
+    private static let programs = [("reach", ReachBinary.path), ("reach-queue", ReachBinary.queuePath)]
+
     @Test(arguments: ["bash", "zsh", "fish"])
     func theCommittedCompletionsAreTheCommandsOwn(shell: String) throws {
-        let generated = try ReachBinary.run(["--generate-completion-script", shell])
-        #expect(generated.status == 0)
-        let committed = try String(
-            contentsOf: Self.documentation.appending(path: "completions/reach.\(shell)"), encoding: .utf8)
-        #expect(
-            generated.standardOutput == committed, "Documentation/completions/reach.\(shell) is stale: run scripts/generate-docs")
+        for (name, path) in Self.programs {
+            let generated = try Command.run([path, "--generate-completion-script", shell])
+            #expect(generated.status == 0)
+            let committed = try String(
+                contentsOf: Self.documentation.appending(path: "completions/\(name).\(shell)"), encoding: .utf8)
+            #expect(
+                generated.standardOutput == committed,
+                "Documentation/completions/\(name).\(shell) is stale: run scripts/generate-docs")
+        }
     }
 
-    @Test func theCommittedManualNamesEverySubcommandAndOption() throws {
-        let dump = try ReachBinary.run(["--experimental-dump-help"])
+    @Test(arguments: [("reach", 40), ("reach-queue", 12)])
+    func theCommittedManualNamesEverySubcommandAndOption(program: String, leastOptions: Int) throws {
+        let path = program == "reach" ? ReachBinary.path : ReachBinary.queuePath
+        let dump = try Command.run([path, "--experimental-dump-help"])
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
-        let manual = try String(contentsOf: Self.documentation.appending(path: "reach.1"), encoding: .utf8)
+        let manual = try String(contentsOf: Self.documentation.appending(path: "\(program).1"), encoding: .utf8)
         var missing: [String] = []
         var checked = 0
         func visit(_ command: [String: Any], path: [String]) {
@@ -41,7 +49,7 @@ struct ManualAndCompletionsTests {
             for sub in command["subcommands"] as? [[String: Any]] ?? [] { visit(sub, path: here) }
         }
         visit(try #require(root["command"] as? [String: Any]), path: [])
-        #expect(checked > 40)
-        #expect(missing.isEmpty, "Documentation/reach.1 lacks \(missing): run scripts/generate-docs")
+        #expect(checked > leastOptions)
+        #expect(missing.isEmpty, "Documentation/\(program).1 lacks \(missing): run scripts/generate-docs")
     }
 }

@@ -76,6 +76,39 @@ struct QueueCLITests {
         #expect(rated.status == 0, "\(rated.standardOutput.split(separator: "\n").last ?? "")")
     }
 
+    @Test func reachQueueWithoutTheQueueProgramIsExit69WithOneLine() throws {
+        // reach alone in a folder (a hard link: its path is the folder's), and no reach-queue on PATH
+        let folder = try Folder()
+        let lonely = folder.path + "/reach"
+        try FileManager.default.linkItem(atPath: ReachBinary.path, toPath: lonely)
+        let result = try Command.run(["env", "PATH=/nonexistent", lonely, "queue", "list", folder.database])
+        #expect(result.status == 69)
+        #expect(
+            Self.oneErrorLine(result)
+                == "reach: 'reach queue' needs the reach-queue program, beside reach (\(folder.path)/reach-queue) or on PATH")
+        // Beside it, reach-queue gets the arguments after `queue`, its exit status and its lines
+        try FileManager.default.linkItem(atPath: ReachBinary.queuePath, toPath: folder.path + "/reach-queue")
+        let forwarded = try Command.run(["env", "PATH=/nonexistent", lonely, "queue", "list", folder.database])
+        #expect(forwarded.status == 66 && Self.oneErrorLine(forwarded)?.contains("no such file") == true)
+    }
+
+    @Test func eightProcessesCreatingOneFileAtOnceAllAddTheirJob() throws {
+        // Four rounds: a lost commit (two processes printing one id) showed in about two rounds of five
+        let folder = try Folder()
+        for round in 1...4 {
+            let database = folder.path + "/round-\(round).db"
+            let outputs = (0..<8).map { _ in LineCollector() }
+            let adders = try outputs.map { output in
+                try Subprocess([ReachBinary.queuePath, "add", database, "--", "true"], standardOutput: output.pipe)
+            }
+            #expect(adders.map { $0.wait() } == Array(repeating: .exited(0), count: 8), "round \(round)")
+            #expect(outputs.flatMap { $0.waitForLines(1) }.sorted() == (1...8).map(String.init), "round \(round)")
+            #expect(try ReachBinary.run(["queue", "list", database]).lines.count == 8, "round \(round)")
+        }
+        // and no file of the making is left beside them
+        #expect(folder.entries.allSatisfy { !$0.contains(".new-") }, "\(folder.entries)")
+    }
+
     @Test func theBoundRefusesTheJobWithExit75AndKeepsTheOthers() throws {
         let folder = try Folder()
         for expected in ["1", "2"] {

@@ -13,6 +13,11 @@ enum ReachBinary {
         return URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("reach").path
     }()
 
+    /// `reach-queue`, beside `reach`, which `reach queue` runs.
+    static var queuePath: String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("reach-queue").path
+    }
+
     /// Runs `reach ARGS` on the host.
     static func run(_ arguments: [String]) throws -> CommandResult {
         try Command.run([path] + arguments)

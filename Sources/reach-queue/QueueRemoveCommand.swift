@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommandLine
 import NetworkReachabilityQueue
 
 /// `reach queue remove`: deletes a job whatever its state; a running command is stopped by its worker.

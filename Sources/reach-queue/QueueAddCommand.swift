@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommandLine
 import FoundationEssentials
 import NetworkReachabilityKit
 import NetworkReachabilityQueue

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommandLine
 import NetworkReachabilityQueue
 
 /// A word of `reach queue add --when`: a condition beyond the default, which is that the target is reachable.

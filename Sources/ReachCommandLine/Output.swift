@@ -8,9 +8,9 @@ import Synchronization
 
 /// Writes whole lines straight to a descriptor: each line leaves the process at once (no stdio buffer
 /// to flush before exit), and one `write` per line keeps lines of concurrent targets from interleaving.
-enum Output {
+package enum Output {
     /// Writes `text` and a newline with one `write`; on a closed descriptor, nothing.
-    static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
+    package static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
         let isOutput = descriptor == STDOUT_FILENO
         if isOutput, outputWasClosed.load(ordering: .relaxed), endsOnClosedOutput.load(ordering: .relaxed) { endProcess(0) }
         let line = Array((text + "\n").utf8)
@@ -28,14 +28,14 @@ enum Output {
     }
 
     /// Whether a write to a closed stdout ends the process with exit 0: `watch` has nothing more to do.
-    static let endsOnClosedOutput = Atomic(false)
+    package static let endsOnClosedOutput = Atomic(false)
     /// Whether stdout was closed when the process started (`reach watch >&-`): then nothing can be written to it.
-    static let outputWasClosed = Atomic(false)
+    package static let outputWasClosed = Atomic(false)
 
     /// Opens each of stdin, stdout and stderr that the process started without on `/dev/null`, before any other
     /// descriptor is opened: otherwise the first socket or eventfd would take its number, and lines meant for the
     /// terminal would be written into it.
-    static func takeStandardDescriptors() {
+    package static func takeStandardDescriptors() {
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
             // The lowest free number is this one: the loop takes them in order.
             let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
@@ -43,13 +43,13 @@ enum Output {
         }
     }
 
-    static func error(_ text: String) { line(text, to: STDERR_FILENO) }
+    package static func error(_ text: String) { line(text, to: STDERR_FILENO) }
 
     /// Ends the process with `code` (commands have an `exit` of their own that hides the C library's).
-    static func endProcess(_ code: Int32) -> Never { exit(code) }
+    package static func endProcess(_ code: Int32) -> Never { exit(code) }
 
     /// `value` as one line of JSON, keys sorted so lines are stable, slashes unescaped (URLs stay readable).
-    static func jsonLine(_ value: some Encodable) -> String {
+    package static func jsonLine(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

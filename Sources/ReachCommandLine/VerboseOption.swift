@@ -3,16 +3,18 @@ import Logging
 import NetworkReachabilityKit
 
 /// `--verbose` of every command that reads the network: the monitor's work, and what the radio reader read, on stderr.
-struct VerboseOption: ParsableArguments {
+package struct VerboseOption: ParsableArguments {
+    package init() {}
+
     @Flag(
         help: """
             Log the monitor's work to stderr: each kernel batch, socket overflows and re-reads, dropped messages, and \
             what was read from ModemManager and NetworkManager, or why nothing was.
             """)
-    var verbose = false
+    package var verbose = false
 
     /// Debug and up, to stderr, so stdout keeps only what the command prints; silent without `--verbose`.
-    var logger: Logger {
+    package var logger: Logger {
         guard verbose else { return NetworkReachability.silentLogger }
         var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
         logger.logLevel = .debug

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReachCommandLine
 import Dispatch
 #if canImport(Glibc)
     import Glibc

@@ -1,0 +1,67 @@
+import ArgumentParser
+import NetworkReachabilityKit
+import NetworkReachabilityValidationCore
+
+/// How `reach` and `reach-queue` end on an error: one line on stderr (a long quoted value cut), and the exit status
+/// the error means: 64 for bad input, 70 for the system's failure, what sysexits(3) says for the rest.
+package enum CommandFailure {
+    /// Ends the process for `error`, thrown while `root` parsed or ran a command. `classify` gives the exit status and
+    /// line of the command's own error types; the library's and ArgumentParser's are classified here.
+    package static func end(
+        _ error: any Error, root: any ParsableCommand.Type,
+        classify: (any Error) -> (code: Int32, message: String)? = { _ in nil }
+    ) -> Never {
+        let code: Int32
+        let message: String
+        if let (ownCode, ownMessage) = classify(error) {
+            (code, message) = (ownCode, ownMessage)
+        } else {
+            switch error {
+            case let error as ReachabilityError:
+                code = error.isBadInput ? ExitCode.validationFailure.rawValue : 70  // EX_SOFTWARE: the kernel failed us
+                message = error.description
+            case let error as ValidationConfigurationError:
+                code = ExitCode.validationFailure.rawValue
+                message = error.description
+            default:
+                code = root.exitCode(for: error).rawValue
+                if code == 0 {
+                    Output.line(root.fullMessage(for: error))  // --help, --version
+                    Output.endProcess(0)
+                }
+                message = root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            }
+        }
+        if !message.isEmpty {
+            Output.error("reach: \(shortened(message))")
+        }
+        Output.endProcess(code)
+    }
+
+    /// `message` with each quoted value longer than 80 characters cut to 77 and `...`: a 10 KB bad value is not
+    /// echoed whole.
+    package static func shortened(_ message: String) -> String {
+        var result = ""
+        var rest = message[...]
+        while let open = rest.firstIndex(of: "'"), let close = rest[rest.index(after: open)...].firstIndex(of: "'") {
+            let quoted = rest[rest.index(after: open)..<close]
+            result += rest[...open] + (quoted.count > 80 ? quoted.prefix(77) + "..." : quoted) + "'"
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        // A value with quotes of its own is not one quoted run: the line itself stays short.
+        return result.count > 240 ? result.prefix(237) + "..." : result
+    }
+}
+
+extension ReachabilityError {
+    /// Whether the error is the user's input rather than the system's failure.
+    package var isBadInput: Bool {
+        switch self {
+        case .invalidAddress, .invalidHostName, .invalidURL, .invalidNAT64Prefix, .unknownZone, .localAddressNotOwned,
+            .familyMismatch, .invalidResolutionTimeout, .invalidTimeout, .invalidRetryPolicy:
+            true
+        case .systemCallFailed, .malformedKernelReply, .networkNamespaceDeleted, .timedOut: false
+        }
+    }
+}
