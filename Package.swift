@@ -128,10 +128,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // `reach serve`'s exporter, for a server to embed: each target's Prometheus series in the server's own
-        // registry, the JSON of `/status` and `/events`, and the HTTP/1 server on SwiftNIO with TLS, basic
-        // authentication and gzip that `reach serve` runs.
-        // The durable queue: jobs in SQLite that survive a crash and a reboot (its store so far).
+        // The durable queue: jobs in SQLite (GRDB) that survive a crash and a reboot, run when their conditions hold.
         .target(
             name: "NetworkReachabilityQueue",
             dependencies: [
@@ -142,6 +139,9 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `reach serve`'s exporter, for a server to embed: each target's Prometheus series in the server's own
+        // registry, the JSON of `/status` and `/events`, and the HTTP/1 server on SwiftNIO with TLS, basic
+        // authentication and gzip that `reach serve` runs.
         .target(
             name: "NetworkReachabilityExporter",
             dependencies: [
