@@ -13,8 +13,9 @@ import NetworkReachabilityKit
 struct HostReadingTests {
     @Test func firstReadIsUnknownAtOnceThenListenersHearTheResolvedState() throws {
         let reachability = try NetworkReachability(host: "localhost", resolutionTimeout: .seconds(2))
-        // The first read answers from the (pending) resolution it has just started
-        #expect(reachability.status == .unknown)
+        // The first read answers from the resolution it has just started: pending (unknown), unless the resolver's
+        // thread already answered from /etc/hosts (seen under load, and when another test resolved localhost first)
+        #expect([.unknown, .reachable(.ethernetOrWiFi)].contains(reachability.status))
         let snapshot = try reachability.currentSnapshot()
         #expect([HostResolution.State.pending, .resolved].contains(snapshot.path.host?.state))
         // A listener hears unknown, then the real state: localhost leaves through lo

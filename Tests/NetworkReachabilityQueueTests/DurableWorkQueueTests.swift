@@ -279,6 +279,31 @@ struct DurableWorkQueueTests {
         await queue.stop()
     }
 
+    @Test func withAConcurrencyLimitOfTwoJobsStartInOrderAndNeverMoreThanTwoAtOnce() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let queue = try DurableWorkQueue(path: folder + "/q", maximumRunning: 2) { target throws(ReachabilityError) in
+            try NetworkReachability(target: target, network: network)
+        }
+        let started = Recorder<Int>()
+        let gate = Gate()
+        queue.register("hold") { job in
+            started.append(try job.payload(as: Int.self))
+            await gate.pass()  // each run ends when the test lets one through
+        }
+        try queue.start()
+        for number in 1...5 { try queue.submit("hold", payload: number) }
+        #expect(await started.waitForAsync(2) == [1, 2])
+        #expect(started.valuesAfterQuiet(0.3) == [1, 2])
+
+        gate.open(5)
+
+        #expect(await started.waitForAsync(5) == [1, 2, 3, 4, 5])
+        #expect(gate.mostWaiting == 2)
+        await queue.stop()
+    }
+
     @Test func badJobsAreRefusedWithAClearError() throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -291,5 +316,41 @@ struct DurableWorkQueueTests {
         let huge = try RetryPolicy(maximumAttempts: .max, initialDelay: .seconds(Int64.max), maximumDelay: .seconds(Int64.max))
         try queue.submit("x", payload: 1, retryPolicy: huge, expiresAfter: .seconds(Int64.max))
         #expect(try JobStore(path: folder + "/q").jobs().first?.expiresAt == .max)
+    }
+}
+
+/// Holds the runs that pass it until the test opens it for as many: counts how many waited at once.
+private final class Gate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var waiting: [CheckedContinuation<Void, Never>] = []  // guarded by `lock`
+    private var permits = 0  // guarded by `lock`
+    private var most = 0  // guarded by `lock`
+
+    /// The most runs that waited at once.
+    var mostWaiting: Int { lock.withLock { most } }
+
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let passes = lock.withLock {
+                guard permits == 0 else {
+                    permits -= 1
+                    return true
+                }
+                waiting.append(continuation)
+                most = max(most, waiting.count)
+                return false
+            }
+            if passes { continuation.resume() }
+        }
+    }
+
+    func open(_ count: Int) {
+        let released = lock.withLock {
+            let through = Array(waiting.prefix(count))
+            waiting.removeFirst(through.count)
+            permits += count - through.count
+            return through
+        }
+        for continuation in released { continuation.resume() }
     }
 }
