@@ -22,18 +22,7 @@ struct ReachQueue: AsyncParsableCommand {
     /// Runs a command; every failure is one line on stderr and an exit status of sysexits(3).
     static func main() async {
         Output.takeStandardDescriptors()
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            CommandFailure.end(error, root: Self.self) { error in
-                (error as? QueueError).map { ($0.exitCode, $0.description) }
-            }
-        }
+        await CommandMain.run(Self.self, classify: { error in (error as? QueueError).map { ($0.exitCode, $0.description) } })
     }
 }
 

@@ -32,24 +32,16 @@ struct Reach: AsyncParsableCommand {
     static func main() async {
         Output.takeStandardDescriptors()
         if CommandLine.arguments.dropFirst().first == QueueCommand.configuration.commandName { QueueCommand.forward() }
-        do {
+        await CommandMain.run(Self.self) {
             if let word = CommandLine.arguments.dropFirst().first, let meant = subcommand(oneEditFrom: word) {
                 throw ValidationError("unknown command '\(word)'; did you mean '\(meant)'?")
             }
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            CommandFailure.end(error, root: Self.self) { error in
-                switch error {
-                case let error as WebConfigurationError: (ExitCode.validationFailure.rawValue, error.description)
-                // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
-                case let error as ServeError: (70, error.description)
-                default: nil
-                }
+        } classify: { error in
+            switch error {
+            case let error as WebConfigurationError: (ExitCode.validationFailure.rawValue, error.description)
+            // EX_SOFTWARE, as the kernel's failures: the address is in use or not this host's
+            case let error as ServeError: (70, error.description)
+            default: nil
             }
         }
     }
