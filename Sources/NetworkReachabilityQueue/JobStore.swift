@@ -272,52 +272,36 @@ package final class JobStore: Sendable {
 
     /// When the first job that waits out a delay after `now` is due (milliseconds since 1970), if one does.
     package func nextDueTime(after now: Int64) throws(QueueError) -> Int64? {
-        do {
-            return try database.read { db in
-                try Int64.fetchOne(
-                    db, sql: "SELECT min(nextAttemptAt) FROM job WHERE state IN ('waiting', 'retrying') AND nextAttemptAt > ?",
-                    arguments: [now])
-            }
-        } catch {
-            throw storageError(error)
+        try read { db in
+            try Int64.fetchOne(
+                db, sql: "SELECT min(nextAttemptAt) FROM job WHERE state IN ('waiting', 'retrying') AND nextAttemptAt > ?",
+                arguments: [now])
         }
     }
 
     /// The ids of the jobs claimed and not finished.
     package func runningIDs() throws(QueueError) -> Set<Int64> {
-        do {
-            return Set(try database.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'running'") })
-        } catch {
-            throw storageError(error)
-        }
+        Set(try read { db in try Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'running'") })
     }
 
     /// How many jobs are in each state.
     package func counts() throws(QueueError) -> [StoredJob.State: Int] {
-        do {
-            return try database.read { db in
-                var counts: [StoredJob.State: Int] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM job GROUP BY state") {
-                    if let state = StoredJob.State(rawValue: row[0]) { counts[state] = row[1] }
-                }
-                return counts
+        try read { db in
+            var counts: [StoredJob.State: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM job GROUP BY state") {
+                if let state = StoredJob.State(rawValue: row[0]) { counts[state] = row[1] }
             }
-        } catch {
-            throw storageError(error)
+            return counts
         }
     }
 
     /// How many jobs not yet done or failed have the validated condition, counted in the file (no job is loaded).
     package func jobsNeedingValidation() throws(QueueError) -> Int {
-        do {
-            return try database.read { db in
-                try Int.fetchOne(
-                    db,
-                    sql: "SELECT count(*) FROM job WHERE state != 'failed' AND json_extract(conditions, '$.validated') = 1"
-                ) ?? 0
-            }
-        } catch {
-            throw storageError(error)
+        try read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT count(*) FROM job WHERE state != 'failed' AND json_extract(conditions, '$.validated') = 1"
+            ) ?? 0
         }
     }
 
@@ -330,13 +314,9 @@ package final class JobStore: Sendable {
 
     /// Calls `body` with every job, in order of submission, one at a time: the file may hold more than memory should.
     package func forEachJob(_ body: (StoredJob) throws -> Void) throws(QueueError) {
-        do {
-            try database.read { db in
-                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM job ORDER BY id")
-                while let row = try rows.next() { try body(try Self.job(row)) }
-            }
-        } catch {
-            throw storageError(error)
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM job ORDER BY id")
+            while let row = try rows.next() { try body(try Self.job(row)) }
         }
     }
 
@@ -359,6 +339,14 @@ package final class JobStore: Sendable {
     private func write<Result>(_ body: (Database) throws -> Result) throws(QueueError) -> Result {
         do {
             return try database.write(body)
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    private func read<Result>(_ body: (Database) throws -> Result) throws(QueueError) -> Result {
+        do {
+            return try database.read(body)
         } catch {
             throw storageError(error)
         }
