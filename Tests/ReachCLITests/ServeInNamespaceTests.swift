@@ -88,8 +88,10 @@ struct ServeInNamespaceTests {
         try probe.set(.redirect)
         let seen = events.lines.count
         try network.ip("route", "del", "default")
+        // The loss is awaited: a route deleted and re-added within one turn of the monitor is no change at all
+        #expect(events.waitForLine(after: seen, where: { field($0, "status") == "notReachable" }) != nil)
         try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
-        let portal = events.waitForLine(after: seen, where: { field($0, "validation") == "captivePortal" })
+        let portal = events.waitForLine(after: seen, timeout: 30, where: { field($0, "validation") == "captivePortal" })
         #expect(portal.flatMap { field($0, "loginURL") } == probe.loginURL)
         #expect(try outcomes() == ["validated": 0, "captivePortal": 1, "limited": 0, "notChecked": 0])
         let status = try server.request("/status")
