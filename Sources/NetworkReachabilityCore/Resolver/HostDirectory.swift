@@ -16,7 +16,7 @@ package final class HostDirectory: Sendable {
 
     // Guarded by its lock; never held while calling the change handler.
     private let entries = Locked([HostName: Entry]())
-    private let changeHandler = Locked<(@Sendable (HostName) -> Void)?>(nil)
+    private let changeHandler = Locked<ChangeHandler<HostName>?>(nil)
     private let resolverBox = Locked<(any NameResolving)?>(nil)
 
     /// - Parameter makeResolver: makes what resolves names and reports to the given closure: the platform's
@@ -30,7 +30,7 @@ package final class HostDirectory: Sendable {
 
     /// Calls `handler` whenever a name's resolution changes (from a resolver thread).
     func onChange(_ handler: @escaping @Sendable (HostName) -> Void) {
-        changeHandler.withLock { $0 = handler }
+        changeHandler.withLock { $0 = ChangeHandler(handler) }
     }
 
     // MARK: - Watching
@@ -111,6 +111,6 @@ package final class HostDirectory: Sendable {
             entries[name] = entry
             return true
         }
-        if changed, let handler = changeHandler.withLock({ $0 }) { handler(name) }
+        if changed, let handler = changeHandler.withLock({ $0 }) { handler.call(name) }
     }
 }

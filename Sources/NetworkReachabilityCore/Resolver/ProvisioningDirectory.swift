@@ -41,7 +41,7 @@ package final class ProvisioningDirectory: Sendable {
     /// Routers are asked at most this often, however often subscriptions open (RFC 4861 §6.3.7 asks hosts
     /// for a handful of solicitations, not a stream).
     static let solicitationInterval = 60_000
-    private let changeHandler = Locked<(@Sendable () -> Void)?>(nil)
+    private let changeHandler = Locked<ChangeHandler<Void>?>(nil)
     private let discover: Discover
     private let timeout: Duration
 
@@ -53,7 +53,7 @@ package final class ProvisioningDirectory: Sendable {
 
     /// Calls `handler` when a DNS64 discovery ends (from a background thread).
     package func onChange(_ handler: @escaping @Sendable () -> Void) {
-        changeHandler.withLock { $0 = handler }
+        changeHandler.withLock { $0 = ChangeHandler(handler) }
     }
 
     // MARK: - Router advertisements (the monitor's thread)
@@ -153,6 +153,6 @@ package final class ProvisioningDirectory: Sendable {
             state.isDiscovering = false
             return true
         }
-        if current, let handler = changeHandler.withLock({ $0 }) { handler() }
+        if current, let handler = changeHandler.withLock({ $0 }) { handler.call(()) }
     }
 }
