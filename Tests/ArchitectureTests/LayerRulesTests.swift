@@ -132,6 +132,18 @@ struct LayerRulesTests {
         }
     }
 
+    @Test func noLockHoldsAFunctionAsItsValue() throws {
+        // Each unspecialized withLock reabstracts its body's inout parameter and writes it back, wrapping a stored
+        // function in two more thunks: a handler read once per change grew without bound (ChangeHandlerTests)
+        let functionValue = /(Locked|ConditionLock)<[^>]*->/
+        for module in Self.libraryModules + Self.commandModules {
+            for file in try Self.sources(of: module) {
+                let keepsAFunction = file.text.contains(functionValue)
+                #expect(!keepsAFunction, "\(file.path) keeps a function as a lock's value")
+            }
+        }
+    }
+
     @Test func reachLoadsNeitherTheQueueNorAllOfFoundation() throws {
         // `reach queue` is reach-queue: SQLite, GRDB and the Foundation they bring cost every `reach watch` about
         // 6 MiB resident (Benchmarks/results/2026-11-27-durable-queue.md)
