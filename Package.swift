@@ -181,8 +181,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
-            swiftSettings: strictSettings,
-            linkerSettings: programLinking
+            swiftSettings: strictSettings
         ),
         // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
         .target(

@@ -104,6 +104,12 @@ struct LayerRulesTests {
         for name in Self.libraryModules {
             #expect(!dependencies(name).contains("ArgumentParser"), "\(name) depends on ArgumentParser")
         }
+        // A package that depends on this one by version cannot use a product with a target that has unsafe flags:
+        // only the programs have them (Package.swift's `programLinking`)
+        let unsafe = targets.filter { target in
+            (target["settings"] as? [Any]).map { "\($0)".contains("unsafeFlags") } ?? false
+        }
+        #expect(Set(unsafe.compactMap { $0["name"] as? String }) == ["reach", "reach-queue"])
     }
 
     @Test func theLibraryNeverStartsDispatchsPoolButWhenTheSystemRefusesAThread() throws {
