@@ -8,13 +8,15 @@ package enum CommandMain {
     ///
     /// - Parameters:
     ///   - root: the program's root command.
-    ///   - check: what to refuse before parsing (a mistyped command's suggestion).
+    ///   - check: what comes before parsing, once the descriptors are taken (`reach`'s hand-over to `reach-queue`, a
+    ///     mistyped command's suggestion).
     ///   - classify: the exit status and line of the program's own error types.
     @MainActor
     package static func run(
         _ root: any ParsableCommand.Type, check: @Sendable () throws -> Void = {},
         classify: @Sendable (any Error) -> (code: Int32, message: String)? = { _ in nil }
     ) async {
+        Output.takeStandardDescriptors()
         do {
             try check()
             var command = try root.parseAsRoot(nil)

@@ -30,9 +30,8 @@ struct Reach: AsyncParsableCommand {
 
     /// Runs a command; every failure is one line on stderr and a non-zero exit code (64 for bad input).
     static func main() async {
-        Output.takeStandardDescriptors()
-        if CommandLine.arguments.dropFirst().first == QueueCommand.configuration.commandName { QueueCommand.forward() }
         await CommandMain.run(Self.self) {
+            if CommandLine.arguments.dropFirst().first == QueueCommand.configuration.commandName { QueueCommand.forward() }
             if let word = CommandLine.arguments.dropFirst().first, let meant = subcommand(oneEditFrom: word) {
                 throw ValidationError("unknown command '\(word)'; did you mean '\(meant)'?")
             }
