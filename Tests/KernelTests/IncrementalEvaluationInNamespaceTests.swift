@@ -281,6 +281,24 @@ struct IncrementalEvaluationInNamespaceTests {
         #expect(try fleet.matchReads())
     }
 
+    /// What a pass found of the `default` table ends with the pass: a route added there after a pass that found the
+    /// table empty parts the targets at the next change.
+    @Test func whatAPassFoundOfTheDefaultTableEndsWithThePass() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let fleet = try Fleet(in: network, count: 40)
+        defer { fleet.stop() }
+        try network.ip("route", "del", "default")  // all share one answer: the pass found the `default` table empty
+        #expect(fleet.settle { _ in .notReachable })
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(fleet.settle { _ in .reachable(.ethernetOrWiFi) })
+        try network.ip("route", "add", "10.0.0.16/28", "via", TestNetwork.gatewayIPv4, "table", "default")
+        try fleet.touchOnly(40, in: network)  // that route's pass is over
+        try network.ip("route", "del", "default")
+        #expect(fleet.settle { (16...31).contains($0) ? .reachable(.ethernetOrWiFi) : .notReachable })
+        #expect(try fleet.matchReads())
+    }
+
     /// Routes that refuse packets or pass them on inside the targets' prefix kept some of them unreachable while
     /// nothing carried them: when a default route comes back, those stay unreachable, and only the others share its
     /// answer. (An `unreachable` route's lookups fail with EHOSTUNREACH and never join a group; a `throw` route's fail

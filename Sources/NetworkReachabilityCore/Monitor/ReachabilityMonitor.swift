@@ -336,8 +336,8 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Evaluates the targets `batch` can have touched and those due for a reason of their own (only those when
     /// nothing of the network changed: `nil`), each distinct target once, then hands each consumer what its rule
-    /// calls new; then gives the targets whose interface's details changed their new details. Targets go through in parts of ``partSize``,
-    /// each evaluated, recorded and delivered before the next.
+    /// calls new; then gives the targets whose interface's details changed their new details. Targets go through one
+    /// ``RoutingPass`` in parts of ``partSize``, each evaluated, recorded and delivered before the next.
     private func pass(after batch: NetworkChanges?, through subscription: any RoutingSubscription) {
         let changes = batch ?? NetworkChanges()
         // With whether each is due for a reason of its own: then nothing of its last answer may be reused.
@@ -354,9 +354,12 @@ package final class ReachabilityMonitor: Sendable {
             state.counted.targetEvaluations += due.count
             return due
         }
-        if !due.isEmpty { metrics.evaluations.increment(by: due.count) }
-        for start in stride(from: 0, to: due.count, by: Self.partSize) {
-            evaluate(due[start..<min(start + Self.partSize, due.count)], after: changes, through: subscription)
+        if !due.isEmpty {
+            metrics.evaluations.increment(by: due.count)
+            let routingPass = subscription.beginPass(after: changes)
+            for start in stride(from: 0, to: due.count, by: Self.partSize) {
+                evaluate(due[start..<min(start + Self.partSize, due.count)], in: routingPass)
+            }
         }
         redetail()
         // A host's pending state has now been heard: only then may its first resolution start.
@@ -398,14 +401,11 @@ package final class ReachabilityMonitor: Sendable {
     static let partSize = 512
 
     /// One part of a pass: its targets evaluated, their answers recorded, and what consumers hear delivered.
-    private func evaluate(
-        _ part: ArraySlice<(entry: Entry, isMarked: Bool)>, after changes: NetworkChanges,
-        through subscription: any RoutingSubscription
-    ) {
+    private func evaluate(_ part: ArraySlice<(entry: Entry, isMarked: Bool)>, in routingPass: any RoutingPass) {
         let targets = state.withLock { _ in
             part.map { DueTarget($0.entry.target, previous: $0.isMarked ? nil : $0.entry.dependency) }
         }
-        let evaluations = subscription.evaluate(targets, after: changes)
+        let evaluations = routingPass.evaluate(targets)
         let detailsSource = state.withLock { $0.detailsSource }
         var snapshots: [ReachabilitySnapshot] = []
         snapshots.reserveCapacity(evaluations.count)

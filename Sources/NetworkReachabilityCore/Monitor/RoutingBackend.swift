@@ -23,15 +23,24 @@ package protocol RoutingSubscription: AnyObject, Sendable {
     func waitForChanges() -> RoutingChange
     /// Makes a blocked ``waitForChanges()`` return; safe from any thread.
     func wake()
-    /// Evaluates targets against the subscription's current view of the network, answers in order, each with what
-    /// it rests on. `changes` are those the targets are due after (none for targets due for another reason).
-    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation]
+    /// Begins a pass over the targets `changes` made due (no changes: targets due for another reason). What the pass
+    /// learns once for all its parts lives in the pass the monitor holds, and ends with it: the subscription keeps
+    /// only what outlasts a pass.
+    func beginPass(after changes: NetworkChanges) -> any RoutingPass
     /// Closes every descriptor of the subscription.
     func close()
     /// What the subscription has counted so far.
     var statistics: MonitorStatistics { get }
     /// The descriptors it holds open, so tests can prove a stop closes them.
     var descriptors: [Int32] { get }
+}
+
+/// One pass of the monitor, from its first part's evaluation to its last: made by
+/// ``RoutingSubscription/beginPass(after:)`` and dropped when the pass ends. Used from the monitor's thread.
+package protocol RoutingPass: AnyObject {
+    /// Evaluates one part's targets against the subscription's current view of the network, answers in order, each
+    /// with what it rests on.
+    func evaluate(_ targets: [DueTarget]) -> [TargetEvaluation]
 }
 
 /// What one wait on a subscription brought.

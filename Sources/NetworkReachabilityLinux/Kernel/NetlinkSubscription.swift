@@ -29,9 +29,6 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
     private var sharing = RouteSharing()
-    /// The current pass's evaluator: made by its first ``evaluate(_:after:)``, dropped when the subscription waits
-    /// again, so that what it asks once (the internet's routes, NAT64) is asked once per pass.
-    private var passEvaluator: TargetEvaluator?
     /// Whether the internet's route may have several next hops, so a pass asks its table entry along with the probes
     /// (``TargetEvaluator/asksInternetEntries``). True until a pass found a single next hop; true again when a route
     /// message names a choice of next hops (`RTA_MULTIPATH`, a next-hop object) or notifications were lost: only such
@@ -88,9 +85,6 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     // MARK: - RoutingSubscription
 
     func waitForChanges() -> RoutingChange {
-        if let isMultipath = passEvaluator?.internetIsMultipath { internetMayBeMultipath = isMultipath }
-        passEvaluator = nil
-        sharing.endPass()
         var descriptors = [
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
@@ -136,10 +130,15 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         }
     }
 
-    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
-        let evaluator = passEvaluator ?? makePassEvaluator()
-        passEvaluator = evaluator
-        return sharing.evaluate(targets, after: changes, with: evaluator, queries: queries)
+    func beginPass(after changes: NetworkChanges) -> any RoutingPass {
+        NetlinkPass(of: self, after: changes, evaluator: makePassEvaluator())
+    }
+
+    /// Evaluates one part of `pass`'s targets, with what the pass asked once for all its parts; then keeps what the
+    /// pass found of the internet's next hops for the passes after it.
+    func evaluate(_ targets: [DueTarget], in pass: NetlinkPass) -> [TargetEvaluation] {
+        defer { if let isMultipath = pass.evaluator.internetIsMultipath { internetMayBeMultipath = isMultipath } }
+        return sharing.evaluate(targets, after: pass.changes, with: pass.evaluator, tables: &pass.tables, queries: queries)
     }
 
     /// The evaluator of a new pass, told what the subscription keeps between passes: whether the internet's route

@@ -56,14 +56,12 @@ struct RouteSharing {
     static let defaultTable = UInt32(RT_TABLE_DEFAULT.rawValue)
 
     private var refusing = RefusingRoutes()
-    /// What the current pass found of the policy rules and the `default` table, asked once for all its parts.
-    private var rulesAreDefaults: Bool?
-    private var defaultTablePrefixes: [IPPrefix]??
 
-    /// Forgets what the pass found: a change may follow.
-    mutating func endPass() {
-        rulesAreDefaults = nil
-        defaultTablePrefixes = nil
+    /// What one pass found of the policy rules and the `default` table, asked once for all its parts and kept by the
+    /// pass (``NetlinkPass``), never beyond it: a change may follow.
+    struct PassTables {
+        var rulesAreDefaults: Bool?
+        var defaultTablePrefixes: [IPPrefix]??
     }
 
     /// Applies a route notification (`deleted` for `RTM_DELROUTE`, `replacing` for `NLM_F_REPLACE`).
@@ -80,11 +78,14 @@ struct RouteSharing {
     /// zone ``lookupsPerSend`` at a time, then the rest one by one. A `send` the kernel could not answer falls back to one by
     /// one too.
     mutating func evaluate(
-        _ due: [DueTarget], after changes: NetworkChanges, with evaluator: TargetEvaluator, queries: KernelQueries
+        _ due: [DueTarget], after changes: NetworkChanges, with evaluator: TargetEvaluator, tables: inout PassTables,
+        queries: KernelQueries
     ) -> [TargetEvaluation] {
         var evaluations = [TargetEvaluation?](repeating: nil, count: due.count)
         let groups = Self.groups(of: due, after: changes)
-        if !groups.isEmpty { evaluateGroups(groups, of: due, into: &evaluations, with: evaluator, queries: queries) }
+        if !groups.isEmpty {
+            evaluateGroups(groups, of: due, into: &evaluations, with: evaluator, tables: &tables, queries: queries)
+        }
         var addresses: [(position: Int, address: IPAddress)] = []
         for position in due.indices where evaluations[position] == nil {
             if case .address(let address) = due[position].target, address.zone == nil { addresses.append((position, address)) }
@@ -167,10 +168,10 @@ struct RouteSharing {
     /// members to lookups of their own.
     private mutating func evaluateGroups(
         _ groups: [Group], of due: [DueTarget], into evaluations: inout [TargetEvaluation?], with evaluator: TargetEvaluator,
-        queries: KernelQueries
+        tables: inout PassTables, queries: KernelQueries
     ) {
-        if rulesAreDefaults == nil { rulesAreDefaults = (try? queries.hasDefaultPolicyRules(.ipv4)) == true }
-        guard rulesAreDefaults == true else { return }
+        if tables.rulesAreDefaults == nil { tables.rulesAreDefaults = (try? queries.hasDefaultPolicyRules(.ipv4)) == true }
+        guard tables.rulesAreDefaults == true else { return }
         var asked: [(group: Group, members: [(position: Int, address: IPAddress)])] = []
         for group in groups {
             var members: [(position: Int, address: IPAddress)] = group.positions.compactMap { position in
@@ -187,11 +188,11 @@ struct RouteSharing {
                 let inside = refusingPrefixes.filter { $0.isStrictlyInside(group.prefix) }
                 members.removeAll { member in inside.contains { $0.contains(member.address) } }
             } else {
-                if defaultTablePrefixes == nil {
-                    defaultTablePrefixes = .some(
+                if tables.defaultTablePrefixes == nil {
+                    tables.defaultTablePrefixes = .some(
                         try? queries.routes(family: .ipv4, table: Self.defaultTable, type: nil).map(\.prefix))
                 }
-                guard case .some(let fallback?) = defaultTablePrefixes,
+                guard case .some(let fallback?) = tables.defaultTablePrefixes,
                     !fallback.contains(where: { $0.isStrictlyInside(group.prefix) })
                 else { continue }
             }

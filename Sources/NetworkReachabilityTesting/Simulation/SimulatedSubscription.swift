@@ -62,8 +62,17 @@ final class SimulatedSubscription: RoutingSubscription {
         state.withLock { $0.woken = true }
     }
 
-    func evaluate(_ targets: [DueTarget], after changes: NetworkChanges) -> [TargetEvaluation] {
-        evaluate(targets)
+    func beginPass(after changes: NetworkChanges) -> any RoutingPass {
+        Pass(evaluate: evaluate)
+    }
+
+    /// A simulated pass learns nothing once for its parts: every target is evaluated on its own.
+    private final class Pass: RoutingPass {
+        private let evaluate: @Sendable ([DueTarget]) -> [TargetEvaluation]
+
+        init(evaluate: @escaping @Sendable ([DueTarget]) -> [TargetEvaluation]) { self.evaluate = evaluate }
+
+        func evaluate(_ targets: [DueTarget]) -> [TargetEvaluation] { evaluate(targets) }
     }
 
     func close() {
