@@ -246,7 +246,9 @@ let package = Package(
         ),
         // Test networks in namespaces, and running processes, for the kernel and CLI tests.
         .target(
-            name: "TestSupport", dependencies: [.product(name: "Logging", package: "swift-log")], path: "Tests/TestSupport",
+            name: "TestSupport",
+            dependencies: ["NetworkReachabilityPOSIX", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
             exclude: ["Modem"],  // the AT port the real ModemManager's test modem talks to, run by RealModemManager
             swiftSettings: strictSettings
         ),
@@ -321,7 +323,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         // ARCHITECTURE.md's rules that the module graph alone does not check, read from the sources.
-        .testTarget(name: "ArchitectureTests", swiftSettings: strictSettings),
+        .testTarget(name: "ArchitectureTests", dependencies: ["TestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "ReachCLITests",
             dependencies: ["reach", "reach-queue", "NetworkReachabilityExporter", "TestSupport"],

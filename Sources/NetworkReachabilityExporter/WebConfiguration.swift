@@ -1,4 +1,4 @@
-import FoundationEssentials
+import NetworkReachabilityPOSIX
 
 /// `--web-config FILE`: TLS and basic authentication in the format of Prometheus' exporter-toolkit, as node_exporter's
 /// `--web.config.file` reads it. File names are relative to the file's folder; an unknown key, a password that is
@@ -54,15 +54,18 @@ struct WebConfiguration: Sendable, Equatable {
     /// The users allowed in, with their passwords' bcrypt hashes; none: no authentication.
     var users: [String: String] = [:]
 
+    /// The longest file read, 1 MiB: longer ones are refused after reading one byte more.
+    static let largest = 1 << 20
+
     /// Reads the file at `path`.
     ///
     /// - Throws: ``WebConfigurationError`` naming the file and what is wrong.
     init(path: String) throws(WebConfigurationError) {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = SmallFile.bytes(path, limit: Self.largest + 1) else {
             throw WebConfigurationError(path: path, reason: "cannot be read")
         }
-        guard data.count <= 1 << 20, let text = String(data: data, encoding: .utf8) else {
+        guard bytes.count <= Self.largest, let text = String(validating: bytes, as: UTF8.self) else {
             throw WebConfigurationError(path: path, reason: "is not a text file of at most 1 MiB")
         }
         let document: [String: BlockMapping]

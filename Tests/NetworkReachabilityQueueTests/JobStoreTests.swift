@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NetworkReachabilityCore
 import Testing
+import TestSupport
 
 @testable import NetworkReachabilityQueue
 
@@ -28,7 +29,7 @@ struct JobStoreTests {
             #expect(reopened.map(\.id) == [id])
             #expect(reopened.first?.payload == Array("reading 1".utf8))
             #expect(reopened.first?.state == .waiting)
-            let header = try Data(contentsOf: URL(fileURLWithPath: path)).prefix(20)
+            let header = try TestFile.bytes(path).prefix(20)
             #expect(header.prefix(15) == Data("SQLite format 3".utf8))
             #expect(header[18] == 2 && header[19] == 2, "file format versions 2 and 2 mean WAL")
         }
@@ -152,7 +153,7 @@ struct JobStoreTests {
             let text = Data(String(repeating: "not a database\n", count: 300).utf8)
             try text.write(to: URL(fileURLWithPath: path))
             #expect(throws: QueueError.notADatabase(path: path)) { try JobStore(path: path) }
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == text)
+            #expect(try TestFile.bytes(path) == text)
             #expect(throws: QueueError.self) { try JobStore(path: directory + "/missing/q") }
             // Another program's database is not taken over either
             let other = directory + "/other.sqlite"

@@ -69,7 +69,7 @@ struct QueueCrashTests {
             #expect(try Subprocess([Self.drillPath, "work", path, log]).wait() == .exited(0))
         }
         // Then each job ran at least once, the first runs in order, and each kill cost at most one run more
-        let runs = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { Int64($0) }
+        let runs = try TestFile.text(log).split(separator: "\n").compactMap { Int64($0) }
         var firstRuns: [Int64] = []
         for run in runs where !firstRuns.contains(run) { firstRuns.append(run) }
         #expect(firstRuns == ids)

@@ -88,7 +88,7 @@ struct HostNamesInNamespaceTests {
     /// The names of `pid`'s threads, sorted.
     private static func threadNames(of pid: pid_t) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").map { task in
-            try String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8)
+            try TestFile.text("/proc/\(pid)/task/\(task)/comm")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }.sorted()
     }

@@ -16,8 +16,7 @@ struct ManualAndCompletionsTests {
         for (name, path) in Self.programs {
             let generated = try Command.run([path, "--generate-completion-script", shell])
             #expect(generated.status == 0)
-            let committed = try String(
-                contentsOf: Self.documentation.appending(path: "completions/\(name).\(shell)"), encoding: .utf8)
+            let committed = try TestFile.text(Self.documentation.appending(path: "completions/\(name).\(shell)").path)
             #expect(
                 generated.standardOutput == committed,
                 "Documentation/completions/\(name).\(shell) is stale: run scripts/generate-docs")
@@ -29,7 +28,7 @@ struct ManualAndCompletionsTests {
         let path = program == "reach" ? ReachBinary.path : ReachBinary.queuePath
         let dump = try Command.run([path, "--experimental-dump-help"])
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
-        let manual = try String(contentsOf: Self.documentation.appending(path: "\(program).1"), encoding: .utf8)
+        let manual = try TestFile.text(Self.documentation.appending(path: "\(program).1").path)
         var missing: [String] = []
         var checked = 0
         func visit(_ command: [String: Any], path: [String]) {

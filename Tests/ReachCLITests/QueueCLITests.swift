@@ -66,7 +66,7 @@ struct QueueCLITests {
             .deletingLastPathComponent().appendingPathComponent("Examples/systemd/reach-queue.service")
         // The unit as installed, but running the binary under test (verify checks that ExecStart exists)
         let unit = folder.path + "/reach-queue.service"
-        try String(contentsOf: example, encoding: .utf8).replacingOccurrences(of: "/usr/local/bin/reach", with: ReachBinary.path)
+        try TestFile.text(example.path).replacingOccurrences(of: "/usr/local/bin/reach", with: ReachBinary.path)
             .write(toFile: unit, atomically: true, encoding: .utf8)
         let verified = try Command.run(["systemd-analyze", "verify", unit])
         // Only the man page, which is not installed here, may be missing
@@ -154,24 +154,24 @@ struct QueueCLITests {
         try Data((0..<65_536).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: random))
         let truncated = folder.path + "/truncated.db"
         #expect(try ReachBinary.run(["queue", "add", truncated, "--", "true"]).status == 0)
-        let whole = try Data(contentsOf: URL(fileURLWithPath: truncated))
+        let whole = try TestFile.bytes(truncated)
         try whole.prefix(whole.count / 2 + 100).write(to: URL(fileURLWithPath: truncated))
         let entries = folder.entries
 
         for file in [other, text, random] {
-            let before = try Data(contentsOf: URL(fileURLWithPath: file))
+            let before = try TestFile.bytes(file)
             for arguments in [["add", file, "--", "true"], ["list", file], ["remove", file, "1"], ["run", file]] {
                 let result = try ReachBinary.run(["queue"] + arguments)
                 #expect(result.status == 65, "\(arguments)")
                 #expect(Self.oneErrorLine(result) == "reach: '\(file)' is not a queue database; it was left as it is")
             }
-            #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before)
+            #expect(try TestFile.bytes(file) == before)
         }
         #expect(folder.entries == entries)
         // A queue cut short is a clear error too, never a crash, and it is not written to
         let cut = try ReachBinary.run(["queue", "list", truncated])
         #expect([65, 74].contains(cut.status) && Self.oneErrorLine(cut) != nil, "\(cut.standardError)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: truncated)) == whole.prefix(whole.count / 2 + 100))
+        #expect(try TestFile.bytes(truncated) == whole.prefix(whole.count / 2 + 100))
 
         let missing = try ReachBinary.run(["queue", "list", folder.path + "/none.db"])
         #expect(missing.status == 66 && Self.oneErrorLine(missing)?.contains("no such file") == true)

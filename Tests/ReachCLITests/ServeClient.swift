@@ -43,7 +43,7 @@ final class ServeClient: @unchecked Sendable {
 
     /// The server's resident memory in KiB, from `/proc` (`ip netns exec` execs it, so the pid is the server's).
     var residentKiB: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8) else { return nil }
+        guard let status = try? TestFile.text("/proc/\(process.pid)/status") else { return nil }
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
         return line.flatMap { Int($0.split(separator: " ")[1]) }
     }

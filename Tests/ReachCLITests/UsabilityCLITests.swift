@@ -16,10 +16,10 @@ struct UsabilityCLITests {
     /// say the same.
     @Test func changelogAndReadmeNameTheLibrarysVersion() throws {
         let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let changelog = try String(contentsOf: root.appending(path: "CHANGELOG.md"), encoding: .utf8)
+        let changelog = try TestFile.text(root.appending(path: "CHANGELOG.md").path)
         let newest = changelog.split(separator: "\n").first { $0.hasPrefix("## [") && !$0.hasPrefix("## [Unreleased]") }
         #expect(newest?.hasPrefix("## [\(NetworkReachability.version)]") == true, "\(newest ?? "none")")
-        let readme = try String(contentsOf: root.appending(path: "README.md"), encoding: .utf8)
+        let readme = try TestFile.text(root.appending(path: "README.md").path)
         #expect(readme.contains(#"from: "\#(NetworkReachability.version)""#))
     }
 

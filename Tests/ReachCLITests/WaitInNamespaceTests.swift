@@ -9,7 +9,7 @@ struct WaitInNamespaceTests {
     /// Whether a process in `network` holds an rtnetlink socket bound to multicast groups: `reach` has subscribed,
     /// so a change from now on reaches it. The namespace's own table (`/proc/PID/net/netlink`) lists only its sockets.
     private func isSubscribed(_ process: Subprocess) -> Bool {
-        guard let table = try? String(contentsOfFile: "/proc/\(process.pid)/net/netlink", encoding: .utf8) else { return false }
+        guard let table = try? TestFile.text("/proc/\(process.pid)/net/netlink") else { return false }
         return table.split(separator: "\n").dropFirst().contains { line in
             let fields = line.split(separator: " ")
             return fields.count > 3 && fields[1] == "0" && fields[3] != "00000000"

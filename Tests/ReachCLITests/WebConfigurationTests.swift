@@ -70,6 +70,25 @@ struct WebConfigurationTests {
         }
     }
 
+    @Test func aFileLongerThan1MiBOrEndlessOrEmptyIsRefusedAfterReadingAtMost1MiBAndOneByte() throws {
+        let folder = try TestFolder.make("webconfig")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let comment = "# " + String(repeating: "x", count: 1 << 20 - 3) + "\n"  // 1 MiB exactly: read
+        try comment.write(toFile: "\(folder)/largest.yml", atomically: true, encoding: .utf8)
+        #expect(try WebConfiguration(path: "\(folder)/largest.yml").users.isEmpty)
+        try (comment + "\n").write(toFile: "\(folder)/longer.yml", atomically: true, encoding: .utf8)
+        for path in ["\(folder)/longer.yml", "/dev/zero"] {  // /dev/zero never ends: read whole, it would never return
+            #expect {
+                _ = try WebConfiguration(path: path)
+            } throws: { error in
+                "\(error)" == "web configuration \(path): is not a text file of at most 1 MiB"
+            }
+        }
+        #expect(throws: WebConfigurationError.self) { try WebConfiguration(path: folder) }  // a folder cannot be read
+        #expect(FileManager.default.createFile(atPath: "\(folder)/empty.yml", contents: nil))
+        #expect(try WebConfiguration(path: "\(folder)/empty.yml").tls == nil)  // empty: plain HTTP, no users
+    }
+
     @Test func aPasswordIsCheckedAgainstItsBcryptHashBySystemCrypt() {
         #expect(BasicAuthentication.verify("secret", against: Self.secretHash))
         #expect(!BasicAuthentication.verify("Secret", against: Self.secretHash))

@@ -13,7 +13,7 @@ public enum FuzzInputs {
         // Hidden files (.keep) are not inputs; skipping them also avoids FoundationEssentials leaking 4 KiB per
         // empty file read, which AddressSanitizer reports.
         return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { name in
-            (try? Data(contentsOf: folder.appendingPathComponent(name))).map { (name, Array($0)) }
+            (try? TestFile.bytes(folder.appendingPathComponent(name).path)).map { (name, Array($0)) }
         }
     }
 }

@@ -17,7 +17,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// policies in `system.d`), changed only where a bus of a test's own must differ: it listens at `socket`, runs as
     /// the test's user, does not fork, activate services or log to syslog, and also reads the folders `including`.
     public static func debianSystemConfiguration(listeningAt socket: String, including: [String] = []) throws -> String {
-        var text = try String(contentsOfFile: "/usr/share/dbus-1/system.conf", encoding: .utf8)
+        var text = try TestFile.text("/usr/share/dbus-1/system.conf")
         for (pattern, replacement) in [
             (#"<user>[^<]*</user>"#, ""), ("<fork/>", ""), ("<standard_system_servicedirs/>", ""),
             (#"<servicehelper>[^<]*</servicehelper>"#, ""), (#"<pidfile>[^<]*</pidfile>"#, ""), ("<syslog/>", ""),

@@ -65,7 +65,7 @@ public final class ProbeServer: @unchecked Sendable {
 
     /// How many probes (`GET /generate_204`) arrived so far.
     public var probeCount: Int {
-        (try? String(contentsOfFile: "\(directory)/count", encoding: .utf8)).flatMap { Int($0) } ?? 0
+        (try? TestFile.text("\(directory)/count")).flatMap { Int($0) } ?? 0
     }
 
     /// Deletes the server's files (the process ends with the network).
@@ -95,7 +95,8 @@ public final class ProbeServer: @unchecked Sendable {
                     return self.reply(200, [('Content-Type', 'application/captive+json')], body)
                 with lock:
                     count = int(open(os.path.join(directory, 'count')).read()) + 1
-                    open(os.path.join(directory, 'count'), 'w').write(str(count))
+                    open(os.path.join(directory, '.count'), 'w').write(str(count))
+                    os.replace(os.path.join(directory, '.count'), os.path.join(directory, 'count'))
                 mode = open(os.path.join(directory, 'mode')).read().strip()
                 if mode == '204': self.reply(204)
                 elif mode == '302': self.reply(302, [('Location', '/login')])

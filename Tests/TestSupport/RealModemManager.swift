@@ -154,7 +154,7 @@ public final class RealModemManager: @unchecked Sendable {
 
     /// What ModemManager and the AT port logged, for a failure's message.
     public var log: String {
-        ["mm.log", "at.log"].map { (try? String(contentsOfFile: "\(directory)/\($0)", encoding: .utf8)) ?? "" }
+        ["mm.log", "at.log"].map { (try? TestFile.text("\(directory)/\($0)")) ?? "" }
             .joined(separator: "\n")
     }
 

@@ -102,7 +102,7 @@ public final class RealNetworkManager: @unchecked Sendable {
     public func freeze(_ frozen: Bool) { daemon.freeze(frozen) }
 
     /// What NetworkManager logged, for a failure's message.
-    public var log: String { (try? String(contentsOfFile: "\(directory)/nm.log", encoding: .utf8)) ?? "" }
+    public var log: String { (try? TestFile.text("\(directory)/nm.log")) ?? "" }
 
     // MARK: - Driving it
 

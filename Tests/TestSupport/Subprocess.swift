@@ -92,7 +92,7 @@ public final class Subprocess: @unchecked Sendable {
     /// The running process's peak resident memory in KiB (`VmHWM`: its own image's, unlike `ru_maxrss`,
     /// which also counts the parent's memory shared before exec).
     public var peakResidentKiB: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        guard let status = try? TestFile.text("/proc/\(pid)/status"),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
         else { return nil }
         return line.split(separator: " ").dropFirst().first.flatMap { Int($0) }

@@ -61,10 +61,10 @@ public final class SystemdResolved: @unchecked Sendable {
     private func start(_ daemon: String) throws {
         let user = Self.user
         _ = chown("\(directory)/resolve", uid_t(user.id), gid_t(user.id))
-        let passwd = try String(contentsOfFile: "/etc/passwd", encoding: .utf8)
+        let passwd = try TestFile.text("/etc/passwd")
         try (passwd + "\(user.name):x:\(user.id):\(user.id)::/:/usr/sbin/nologin\n")
             .write(toFile: "\(directory)/passwd", atomically: true, encoding: .utf8)
-        let group = try String(contentsOfFile: "/etc/group", encoding: .utf8)
+        let group = try TestFile.text("/etc/group")
         try (group + "\(user.name):x:\(user.id):\n").write(toFile: "\(directory)/group", atomically: true, encoding: .utf8)
         try Self.stubFile.write(toFile: "\(directory)/stub", atomically: true, encoding: .utf8)
         try PrivateBus.debianSystemConfiguration(
@@ -104,7 +104,7 @@ public final class SystemdResolved: @unchecked Sendable {
     }
 
     /// What the daemon logged, for a failure's message.
-    public var log: String { (try? String(contentsOfFile: "\(directory)/resolved.log", encoding: .utf8)) ?? "" }
+    public var log: String { (try? TestFile.text("\(directory)/resolved.log")) ?? "" }
 
     /// The command prefix that enters the daemon's network and mount namespaces.
     private var entering: [String] {
@@ -145,7 +145,7 @@ public final class SystemdResolved: @unchecked Sendable {
 
     /// The upstream list the daemon wrote.
     public var upstreamFile: String {
-        (try? String(contentsOfFile: "\(directory)/resolve/resolv.conf", encoding: .utf8)) ?? ""
+        (try? TestFile.text("\(directory)/resolve/resolv.conf")) ?? ""
     }
 
     /// Kills every process it started (the daemons inside its mount namespace with them) and removes its folder.
@@ -156,7 +156,7 @@ public final class SystemdResolved: @unchecked Sendable {
         }
         for process in started.reversed() { process.end() }
         // The bus daemon was started by the script and outlives the shell that became the daemon.
-        if let text = try? String(contentsOfFile: "\(directory)/bus.pid", encoding: .utf8),
+        if let text = try? TestFile.text("\(directory)/bus.pid"),
             let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
             kill(pid, SIGKILL)

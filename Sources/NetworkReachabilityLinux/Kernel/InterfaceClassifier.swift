@@ -56,7 +56,7 @@ final class InterfaceClassifier: InterfaceClassifying {
         // A name with a slash or dot segment would escape the sysfs tree; no real interface has one.
         guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { return .other }
         let directory = "\(sysfsRoot)/class/net/\(name)"
-        let deviceType = Self.deviceType(uevent: SystemCall.readSmallFile("\(directory)/uevent"))
+        let deviceType = Self.deviceType(uevent: SmallFile.text("\(directory)/uevent", limit: 8192))
         if deviceType == "wlan" || SystemCall.pathExists("\(directory)/wireless")
             || SystemCall.pathExists("\(directory)/phy80211")
         {

@@ -115,24 +115,6 @@ package enum SystemCall {
         return names
     }
 
-    /// Reads a small text file whole, or `nil` when it cannot be read (sysfs attributes, uevent).
-    static func readSmallFile(_ path: String, limit: Int = 8192) -> String? {
-        let descriptor = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var buffer = [UInt8](repeating: 0, count: limit)
-        var total = 0
-        while total < limit {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                read(descriptor, raw.baseAddress! + total, limit - total)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            total += count
-        }
-        return String(decoding: buffer[..<total], as: UTF8.self)
-    }
-
     /// Resolves `name` with `getaddrinfo` (so /etc/hosts, nsswitch and the system's DNS apply). Blocks: call it
     /// only from the resolver's pool. Internationalized names are encoded by glibc (`AI_IDN`, in UTF-8).
     /// With `ipv6Only`, only AAAA answers come back (`AF_INET6`, no `AI_V4MAPPED`).

@@ -1,4 +1,6 @@
 import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
+
 /// The name servers this host's resolver sends to: those of `/etc/resolv.conf`, or, where it names only
 /// systemd-resolved's stub (Ubuntu, Fedora, Arch and most desktops), the upstream servers systemd-resolved uses. It
 /// says whether the host has DNS at all (`supportsDNS`) and is the second sign of an IPv6-only network.
@@ -33,11 +35,11 @@ public struct ResolverConfiguration: Sendable, Hashable {
     /// Reads `/etc/resolv.conf`, and systemd-resolved's upstream servers where it names only the stub; no servers
     /// when it cannot be read.
     public static func current() -> ResolverConfiguration {
-        let text = SystemCall.readSmallFile(path, limit: 65536) ?? ""
+        let text = SmallFile.text(path, limit: 65536) ?? ""
         var configuration = ResolverConfiguration(parsing: text)
         if configuration.isSystemdResolvedStub {
             configuration = ResolverConfiguration(
-                parsing: text, systemdResolvedUpstream: SystemCall.readSmallFile(systemdResolvedUpstreamPath, limit: 65536))
+                parsing: text, systemdResolvedUpstream: SmallFile.text(systemdResolvedUpstreamPath, limit: 65536))
         }
         return configuration
     }
