@@ -11,7 +11,8 @@
 ///
 /// Not Foundation's whole-file readers (`String(contentsOfFile:)`, `FileManager.contents(atPath:)`,
 /// `Data(contentsOf:)`): they read a file of any size before its length can be checked, and with Swift 6.3.1 on Linux
-/// each leaks a 4 KiB buffer for every empty file it reads (LeakSanitizer, `SmallFileTests`).
+/// each leaks a 4 KiB buffer for every empty file it reads (measured with LeakSanitizer; `SmallFileTests` reads empty
+/// files under it in CI).
 package enum SmallFile {
     /// The file's first `limit` bytes (all of it when it is shorter); `nil` when it cannot be opened or a read fails.
     /// Ask for one byte more than you accept to tell a file that is too long from one that just fits.
