@@ -3,6 +3,7 @@
 #elseif canImport(Musl)
     import Musl
 #endif
+import NetworkReachabilityPOSIX
 import Prometheus
 
 /// The `process_*` series Prometheus' own client libraries export (swift-prometheus has none), read from `/proc` at
@@ -56,7 +57,7 @@ final class ProcessGauges {
 
     /// The fields of `/proc/self/stat` after the command's closing parenthesis: field 3 (state) on.
     private static func statFields() -> [Substring]? {
-        guard let stat = text(of: "/proc/self/stat"), let end = stat.lastIndex(of: ")") else { return nil }
+        guard let stat = SmallFile.text("/proc/self/stat", limit: 64 << 10), let end = stat.lastIndex(of: ")") else { return nil }
         return stat[stat.index(after: end)...].split(separator: " ")
     }
 
@@ -68,9 +69,9 @@ final class ProcessGauges {
     /// Field `number` of `/proc/self/stat`.
     private static func statField(_ number: Int) -> Double? { statFields().flatMap { field(number, of: $0) } }
 
-    /// The boot time, `btime` in `/proc/stat`, in Unix seconds.
+    /// The boot time, `btime` in `/proc/stat`, in Unix seconds. It follows a line per CPU: 1 MiB holds thousands.
     private static func bootTime() -> Double? {
-        guard let stat = text(of: "/proc/stat") else { return nil }
+        guard let stat = SmallFile.text("/proc/stat", limit: 1 << 20) else { return nil }
         let line = stat.split(separator: "\n").first { $0.hasPrefix("btime ") }
         return line.flatMap { Double($0.dropFirst("btime ".count)) }
     }
@@ -85,21 +86,5 @@ final class ProcessGauges {
             if name != "." && name != ".." { count += 1 }
         }
         return count - 1
-    }
-
-    /// A `/proc` file's text (its size reads as 0, so it is read to its end).
-    private static func text(of path: String) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

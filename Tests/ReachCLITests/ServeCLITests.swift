@@ -30,6 +30,11 @@ struct ServeCLITests {
         #expect(families["reach_target_validation"] == nil)  // only with --validate
 
         let samples = ServeClient.samples(in: exposition)
+        // The process_* values come from /proc: the server started in the last few minutes, and it holds memory
+        let now = Date().timeIntervalSince1970
+        let started = samples.first { $0.name == "process_start_time_seconds" }?.value ?? 0
+        #expect(started > now - 600 && started <= now + 1, "started \(started), now \(now)")
+        #expect((samples.first { $0.name == "process_resident_memory_bytes" }?.value ?? 0) > 1_000_000)
         let status = try server.request("/status")
         let records = try #require(
             try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])
