@@ -75,7 +75,8 @@ let package = Package(
         .target(name: "CNetlink"),
         // crypt(3) of the system's libxcrypt, for `reach serve`'s bcrypt passwords.
         .target(name: "CCrypt", linkerSettings: [.linkedLibrary("crypt")]),
-        // POSIX threads, locks and clocks of the library's own, over the C library of any POSIX system.
+        // POSIX threads, locks, clocks and bounded file reads of the library's own, over the C library of any POSIX
+        // system.
         .target(name: "NetworkReachabilityPOSIX", swiftSettings: strictSettings),
         // Platform-neutral: model values, the evaluation rules on neutral facts, the monitor, waiting, the public
         // types. Imports no C library and no C module; knows a platform only through `RoutingBackend`.
