@@ -47,7 +47,8 @@ final class ProcessGauges {
             if let virtual = field(23) { virtualBytes.set(to: virtual) }
             if let pages = field(24) { residentBytes.set(to: pages * Double(sysconf(Int32(_SC_PAGESIZE)))) }
         }
-        if let count = Self.countEntries(of: "/proc/self/fd") { openDescriptors.set(to: Double(count)) }
+        // Less the descriptor that reads the directory
+        if let names = Directory.names("/proc/self/fd") { openDescriptors.set(to: Double(names.count - 1)) }
         var limit = rlimit()
         if getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 { maxDescriptors.set(to: Double(limit.rlim_cur)) }
     }
@@ -74,17 +75,5 @@ final class ProcessGauges {
         guard let stat = SmallFile.text("/proc/stat", limit: 1 << 20) else { return nil }
         let line = stat.split(separator: "\n").first { $0.hasPrefix("btime ") }
         return line.flatMap { Double($0.dropFirst("btime ".count)) }
-    }
-
-    /// The entries of a directory but `.` and `..` (and the descriptor reading it).
-    private static func countEntries(of path: String) -> Int? {
-        guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { count += 1 }
-        }
-        return count - 1
     }
 }

@@ -35,6 +35,8 @@ struct ServeCLITests {
         let started = samples.first { $0.name == "process_start_time_seconds" }?.value ?? 0
         #expect(started > now - 600 && started <= now + 1, "started \(started), now \(now)")
         #expect((samples.first { $0.name == "process_resident_memory_bytes" }?.value ?? 0) > 1_000_000)
+        // Standard input, output and error, the listening socket and netlink's at least; not the one reading /proc
+        #expect((samples.first { $0.name == "process_open_fds" }?.value ?? 0) >= 5)
         let status = try server.request("/status")
         let records = try #require(
             try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])

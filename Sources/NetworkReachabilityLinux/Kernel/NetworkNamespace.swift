@@ -1,4 +1,5 @@
 import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
 import CNetlink
 #if canImport(Glibc)
     import Glibc
@@ -24,7 +25,7 @@ package struct NetworkNamespace: Sendable, Hashable {
     /// as `ip netns identify` does; `nil` for an unnamed one, such as the host's.
     package static func current() -> NetworkNamespace? {
         guard let own = SystemCall.fileIdentity("/proc/thread-self/ns/net") else { return nil }
-        return SystemCall.directoryEntries("/run/netns").lazy
+        return (Directory.names("/run/netns") ?? []).lazy
             .map { NetworkNamespace(named: $0) }
             .first { SystemCall.fileIdentity($0.path) == own }
     }

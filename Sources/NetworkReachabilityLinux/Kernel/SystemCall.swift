@@ -103,18 +103,6 @@ package enum SystemCall {
         return [UInt64(info.st_dev), UInt64(info.st_ino)]
     }
 
-    /// The names in a directory (without `.` and `..`); none when it cannot be read.
-    static func directoryEntries(_ path: String) -> [String] {
-        guard let directory = opendir(path) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
-
     /// Resolves `name` with `getaddrinfo` (so /etc/hosts, nsswitch and the system's DNS apply). Blocks: call it
     /// only from the resolver's pool. Internationalized names are encoded by glibc (`AI_IDN`, in UTF-8).
     /// With `ipv6Only`, only AAAA answers come back (`AF_INET6`, no `AI_V4MAPPED`).
