@@ -182,6 +182,20 @@ struct LayerRulesTests {
         }
     }
 
+    @Test func reachsReleaseLinkLaysOutTheFunctionsOfTheChangePath() throws {
+        // scripts/hot-functions lists them; a list that lost the path's steps would lay out nothing that matters.
+        let listed = try TestFile.text(Self.root.appending(path: "Linking/hot-functions.txt").path)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(listed.count > 200)
+        let steps = [
+            "NetlinkSubscriptionC5drain", "0B7MonitorC4pass", "15TargetEvaluatorC8snapshot", "13KernelQueriesC",
+            "15SnapshotPrinterV9humanLine", "swift_retain",
+        ]
+        for step in steps { #expect(listed.contains { $0.contains(step) }, "Linking/hot-functions.txt lacks \(step)") }
+        let manifest = try TestFile.text(Self.root.appending(path: "Package.swift").path)
+        #expect(manifest.contains("--symbol-ordering-file=") && manifest.contains("/Linking/hot-functions.txt"))
+    }
+
     @Test func everyFileThePathsOfAChangeNameExists() throws {
         let architecture = try TestFile.text(Self.root.appending(path: "ARCHITECTURE.md").path)
         // Backticked paths with a folder and a Swift file name: `Kernel/NetlinkSubscription.swift`
