@@ -50,7 +50,7 @@ final class ServeClient: @unchecked Sendable {
 
     /// Runs a mode of the Python client (where the server runs) and decodes the JSON object it prints.
     func python(_ mode: String, _ arguments: [String] = []) throws -> [String: Any] {
-        let command = ["/usr/bin/python3", "-c", Self.script, mode] + arguments
+        let command = TestPython.command(["-c", Self.script, mode] + arguments)
         let result = try network?.run(command) ?? Command.run(command)
         guard result.status == 0, let data = result.lines.last?.data(using: .utf8),
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
@@ -85,7 +85,7 @@ final class ServeClient: @unchecked Sendable {
 
     /// Starts an `/events` reader that prints each event's JSON on a line, then `END` when the server ends the stream.
     func startEventReader(into lines: LineCollector) throws -> Subprocess {
-        let command = ["/usr/bin/python3", "-u", "-c", Self.script, "events", address]
+        let command = TestPython.command(["-u", "-c", Self.script, "events", address])
         return try network?.start(command, output: lines.pipe) ?? Subprocess(command, standardOutput: lines.pipe)
     }
 
