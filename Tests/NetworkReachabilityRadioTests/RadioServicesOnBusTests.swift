@@ -9,8 +9,8 @@ import TestSupport
 
 /// How the reader matches the services' objects to interfaces as the real daemons lay them out, asks a service again
 /// that did not answer, keeps facts lost for a moment, and ignores everyone on the bus but the services (python-dbusmock
-/// on a private bus). The real daemons themselves are in `RealDaemonsInNamespaceTests`.
-@Suite(.timeLimit(.minutes(2)))
+/// on a private bus). The real daemons themselves are in `RealNetworkManagerInNamespaceTests` and its neighbours.
+@Suite(.timeLimit(.minutes(2)), .ownThread)
 struct RadioServicesOnBusTests {
     private static let device = "org.freedesktop.NetworkManager.Device"
     private static let bearerPath = "/org/freedesktop/ModemManager1/Bearer/0"
@@ -209,6 +209,21 @@ struct RadioServicesOnBusTests {
         let reachability = try NetworkReachability(network: fixture.network)
         var updates = reachability.updates.makeAsyncIterator()
         #expect(await updates.next { $0.path.details?.radioTechnology == .lte4G } != nil)
+    }
+
+    @Test func aMockThatCannotStartSaysWhyInOneLineAtOnce() throws {
+        // Given a template python-dbusmock does not have (as Debian 12's has no modemmanager)
+        let bus = try PrivateBus()
+        defer { bus.remove() }
+        let started = ContinuousClock.now
+        let error = #expect(throws: CommandError.self) {
+            try bus.startService("org.example.Absent", template: "nosuchtemplate")
+        }
+        // Then the failure comes when the mock ends, not at the 20 s timeout, in one line naming the fix
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(10), "\(elapsed)")
+        let words = error?.description ?? ""
+        #expect(!words.contains("\n") && words.contains("nosuchtemplate") && words.contains("scripts/install-test-python"))
     }
 
     @Test func aServiceIsAskedAgainAfterOneTwoFourEightSixteenThenEveryThirtySeconds() {

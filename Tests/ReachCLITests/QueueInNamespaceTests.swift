@@ -172,7 +172,7 @@ struct QueueInNamespaceTests {
         #expect(worker.output.waitForLines(1, timeout: 20) == ["validated"])
     }
 
-    @Test func anUnmeteredJobWaitsWhileNetworkManagerSaysMeteredAndRunsWhenItSaysNot() throws {
+    @Test(.ownThread) func anUnmeteredJobWaitsWhileNetworkManagerSaysMeteredAndRunsWhenItSaysNot() throws {
         let network = try TestNetwork(ipv4: false, ipv6: false)
         defer { network.remove() }
         let manager = try RealNetworkManager(on: network)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `reach status` and `watch` with ModemManager and NetworkManager (python-dbusmock on a private bus) describing the
 /// namespace's uplink `rn0` as a roaming LTE modem on a metered connection.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct RadioDetailsCLIInNamespaceTests {
     private static let modemManager = "org.freedesktop.ModemManager1"
     private static let modem = "/org/freedesktop/ModemManager1/Modems/8"

@@ -4,7 +4,7 @@ import TestSupport
 
 /// A host whose `/etc/resolv.conf` names only systemd-resolved's stub (Ubuntu, Fedora, Arch, most desktops), with
 /// Debian's real `systemd-resolved`: `supportsDNS` and `reach nat64` speak of the servers it sends to, not of the stub.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(2)), .ownThread)
 struct SystemdResolvedInNamespaceTests {
     @Test func supportsDNSFollowsTheUpstreamServersSystemdResolvedHasNotItsStub() throws {
         // Given systemd-resolved with no server of its own, and /etc/resolv.conf naming its stub

@@ -37,6 +37,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// which only root may own the services' names and any user may send a signal to any connection; otherwise one
     /// that lets everyone do everything.
     public init(debianPolicy: Bool = false, including: [String] = []) throws {
+        try OwnThreadTrait.requireOffThePool("PrivateBus")
         directory = try TestFolder.make("bus")
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -84,16 +85,32 @@ public final class PrivateBus: @unchecked Sendable {
 
     /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
     /// and waits until it owns `name`.
+    ///
+    /// - Throws: ``CommandError`` in one line when the mock ends first (the python-dbusmock found has no such template:
+    ///   `scripts/install-test-python` installs one that has) or has not taken the name within 20 s.
     public func startService(_ name: String, template: String?, object: String = "/", interface: String = "") throws {
-        var arguments = ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(address)", "/usr/bin/python3", "-m", "dbusmock", "--system"]
+        try OwnThreadTrait.requireOffThePool("PrivateBus.startService")
+        let log = "\(directory)/\(name).log"
+        var arguments = ["sh", "-c", #"exec "$@" 2>"$0""#, log, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(address)"]
+        arguments += TestPython.command(["-m", "dbusmock", "--system"])
         arguments += template.map { ["--template", $0] } ?? [name, object, interface]
         let process = try Subprocess(arguments)
         lock.withLock { services[name] = process }
-        guard eventually(timeout: 20, { (try? Command.run(["busctl", "--address=\(address)", "status", name]))?.status == 0 })
-        else {
-            throw CommandError(
-                command: arguments, result: CommandResult(status: 1, standardOutput: "", standardError: "\(name) not on the bus"))
+        var onTheBus = false
+        _ = eventually(timeout: 20) {
+            onTheBus = (try? Command.run(["busctl", "--address=\(address)", "status", name]))?.status == 0
+            return onTheBus || !process.isRunning
         }
+        guard !onTheBus else { return }
+        let said = (try? TestFile.text(log))?.split(separator: "\n").last.map(String.init) ?? ""
+        let why = process.isRunning ? "not on the bus after 20 s" : "ended (\(said.isEmpty ? "said nothing" : said))"
+        throw CommandError(
+            command: ["dbusmock"] + (template.map { ["--template", $0] } ?? [name]),
+            result: CommandResult(
+                status: 1, standardOutput: "",
+                standardError:
+                    "\(why); \(TestPython.describe("dbusmock")); scripts/install-test-python installs one with every template"
+            ))
     }
 
     /// Ends the service named `name` (SIGTERM): it leaves the bus.
