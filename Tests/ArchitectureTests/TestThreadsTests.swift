@@ -1,18 +1,22 @@
 import Testing
 import TestSupport
 
-/// Where tests that block run: a suite marked `.ownThread` runs each test on a thread of its own, and a set-up that
-/// blocks refuses to run on Swift Testing's cooperative pool, whose two threads every other suite needs.
+/// Where tests that block run: a suite marked `.ownThread` runs each test on a thread of its own, and a helper that
+/// blocks records a failure when it runs on Swift Testing's cooperative pool, whose two threads every other suite needs.
 struct TestThreadsTests {
-    @Test(.ownThread) func aTestMarkedOwnThreadMayBlockAndKeepsItsThreadAcrossAwaits() async throws {
-        try OwnThreadTrait.requireOffThePool("a blocking set-up")
+    @Test(.ownThread) func aTestMarkedOwnThreadRunsOffThePoolAcrossAwaits() async {
+        #expect(!OwnThreadTrait.isOnThePool)
         await Task.yield()
-        try OwnThreadTrait.requireOffThePool("a blocking set-up after an await")
+        #expect(!OwnThreadTrait.isOnThePool)
     }
 
-    @Test func aBlockingSetUpOnThePoolFailsAtOnceNamingTheFix() async {
-        let error = #expect(throws: CommandError.self) { try OwnThreadTrait.requireOffThePool("PrivateBus") }
-        #expect(error?.description.contains("mark the suite .ownThread") == true)
+    @Test func aBlockingHelperOnThePoolFailsTheTestNamingTheFix() async {
+        #expect(OwnThreadTrait.isOnThePool)
+        withKnownIssue {
+            OwnThreadTrait.requireOffThePool("a blocking helper")
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("mark the suite .ownThread") }
+                || "\(issue)".contains("mark the suite .ownThread")
+        }
     }
-
 }

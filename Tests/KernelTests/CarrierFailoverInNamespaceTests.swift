@@ -9,7 +9,7 @@ import NetworkReachabilityKit
 /// What Semantics and Migrating say of a link that loses carrier: Linux keeps its routes and chooses them still, so
 /// the internet is not reachable while a backup route of a higher metric waits; told to look past routes whose link
 /// is down (`ignore_routes_with_linkdown`), the kernel takes the backup, and so does every status here.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct CarrierFailoverInNamespaceTests {
     @Test func aRouteWhoseLinkLostCarrierIsChosenUntilTheKernelIsToldToLookPastIt() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)

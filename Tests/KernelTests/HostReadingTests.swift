@@ -10,6 +10,7 @@ import NetworkReachabilityKit
 
 /// A host target read and listened to through the library, on this machine's own resolver (`localhost` is
 /// in every /etc/hosts): reads never wait for resolution.
+@Suite(.ownThread)
 struct HostReadingTests {
     @Test func firstReadIsUnknownAtOnceThenListenersHearTheResolvedState() throws {
         let reachability = try NetworkReachability(host: "localhost", resolutionTimeout: .seconds(2))

@@ -8,7 +8,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// The monitor re-evaluates only the targets a change can touch, and never misses one it does touch.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct IncrementalEvaluationInNamespaceTests {
     /// Listening address targets 10.0.0.1, 10.0.0.2 … (the `count`th), each with its own recorder of snapshots.
     private final class Fleet: @unchecked Sendable {

@@ -10,7 +10,7 @@ import NetworkReachabilityKit
 
 /// Required and prohibited interface types against the real kernel: two uplinks, one Wi-Fi-typed and one
 /// cellular-typed (by a fixture sysfs tree), the cellular one preferred by its metric.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct InterfaceRestrictionInNamespaceTests {
     /// The namespace with its second uplink, the fixture tree, and a monitor that classifies through it.
     private struct TwoUplinks {

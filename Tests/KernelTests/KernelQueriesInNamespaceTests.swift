@@ -8,7 +8,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// What the queries learn of the kernel's tables and rules, against the real kernel.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct KernelQueriesInNamespaceTests {
     @Test func anEntryLookupNamesTheMatchedRoutesPrefixAndTable() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)

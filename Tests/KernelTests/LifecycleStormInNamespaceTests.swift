@@ -4,7 +4,7 @@ import TestSupport
 
 /// Objects created, started, stopped and released by the thousand on several threads at once, in a process of
 /// their own so its descriptors and memory can be counted exactly.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct LifecycleStormInNamespaceTests {
     private static let stormPath: String = {
         let executable =

@@ -11,7 +11,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// The library's listening API against the real kernel, through a backend bound to a test namespace.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct ListeningInNamespaceTests {
     private let queue = DispatchQueue(label: "listener")
 
@@ -180,7 +180,7 @@ struct ListeningInNamespaceTests {
         reachability.stopListening()
     }
 
-    @Test(.timeLimit(.minutes(1))) func deletingTheNamespaceEndsEverySequenceAndSaysWhy() async throws {
+    @Test(.ownThread(timeLimit: .seconds(60))) func deletingTheNamespaceEndsEverySequenceAndSaysWhy() async throws {
         // Given a sequence of snapshots from a backend bound to a namespace
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }

@@ -7,7 +7,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// The socket's own contract against the real kernel: who sent a datagram, and whether it was cut.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct NetlinkSocketInNamespaceTests {
     @Test func aReplyLargerThanTheBufferIsCutAndSaysSoAndTheNextArrivesWhole() throws {
         // Given a request socket in a namespace, and a route lookup whose answer is larger than 16 bytes

@@ -9,7 +9,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// Floods of kernel messages: the socket overflows, the state is re-read, and the answer is still the kernel's.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct OverflowInNamespaceTests {
     private let queue = DispatchQueue(label: "overflow-listener")
 

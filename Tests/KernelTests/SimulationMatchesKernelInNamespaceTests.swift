@@ -10,7 +10,7 @@ import NetworkReachabilityKit
 /// The simulated network must answer as the kernel does, or users' tests would pass against a network that
 /// does not exist: the same topology in a namespace and in a `SimulatedNetwork`, through the same changes,
 /// gives the same flags, status and path for every target.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct SimulationMatchesKernelInNamespaceTests {
     private static let targets = [
         "internet", TestNetwork.gatewayIPv4, TestNetwork.gatewayIPv6, TestNetwork.hostIPv4, TestNetwork.hostIPv6,

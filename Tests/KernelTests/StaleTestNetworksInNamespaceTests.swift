@@ -4,7 +4,7 @@ import TestSupport
 
 /// The test support's own clean-up: what a test process killed before its `defer` ran leaves behind is swept by the
 /// next test process.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct StaleTestNetworksInNamespaceTests {
     @Test func aNamespaceIsOwnedByThePidInItsName() {
         #expect(StaleTestNetworks.owner(of: "nrt-4242-7") == 4242)

@@ -13,7 +13,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// Reading the state once, through the library, against the real kernel in a namespace.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct SynchronousReadInNamespaceTests {
     /// A monitor of its own in `network`.
     private func monitor(in network: TestNetwork) -> ReachabilityMonitor {

@@ -20,7 +20,7 @@ import NetworkReachabilityKit
 
 /// `ConnectivityValidator` with its real AsyncHTTPClient prober, against an HTTP endpoint in the gateway
 /// namespace: each outcome is delivered once, in order, as the network changes.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct ValidationInNamespaceTests {
     /// An event loop whose one thread lives in the test namespace, so the prober's sockets open there.
     private func eventLoopGroup(in network: TestNetwork) throws -> MultiThreadedEventLoopGroup {

@@ -7,7 +7,7 @@ import NetworkReachabilityKit
 @testable import NetworkReachabilityPOSIX
 
 /// `waitUntilReachable` and `waitForStatus` against the real kernel, in a test namespace.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct WaitingInNamespaceTests {
     private func internet(in network: TestNetwork) throws -> (NetworkReachability, ReachabilityMonitor) {
         let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))

@@ -9,7 +9,7 @@ import NetworkReachabilityKit
 
 /// `ReachabilityWorkQueue` against the real kernel: jobs wait for the default route, are interrupted when it
 /// goes, are retried when they fail, and end when the queue does.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct WorkQueueInNamespaceTests {
     private struct JobFailure: Error, Equatable {}
 

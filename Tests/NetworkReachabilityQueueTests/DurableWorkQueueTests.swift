@@ -11,6 +11,7 @@ import TestSupport
 
 /// The durable queue's API on a simulated network and the real SQLite: conditions, cancellation, retries and a
 /// restart of the queue object on the same file. No root.
+@Suite(.ownThread)
 struct DurableWorkQueueTests {
     /// A network with Ethernet and a cellular modem, the default route through `eth0` unless `online` is false.
     private static func network(online: Bool = true) throws -> SimulatedNetwork {

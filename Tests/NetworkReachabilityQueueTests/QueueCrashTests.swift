@@ -7,6 +7,7 @@ import TestSupport
 /// The store in processes killed with SIGKILL at random moments, against the real SQLite: no job a process said it
 /// added is lost, no job is half there, and a worker killed any number of times runs every job at least once, in
 /// order, with at most one run more per kill.
+@Suite(.ownThread)
 struct QueueCrashTests {
     private static let drillPath: String = {
         let executable =

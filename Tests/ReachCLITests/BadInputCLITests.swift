@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 /// Every `reach` subcommand fed hostile arguments: exit 64, one line on stderr, nothing on stdout, never a trap.
+@Suite(.ownThread)
 struct BadInputCLITests {
     private static let huge = String(repeating: "x", count: 100_000)
 

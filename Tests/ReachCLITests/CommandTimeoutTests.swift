@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 /// The test helpers' own guarantee: a command that hangs is killed and fails its test, never hangs the run.
+@Suite(.ownThread)
 struct CommandTimeoutTests {
     @Test func aCommandStillRunningAfterItsTimeoutIsKilledAndReported() throws {
         let started = Date()

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `reach watch` under floods and forgery: it logs what happened (`--verbose`) and still says what the kernel says.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct HardeningCLITests {
     private func status(_ line: String) -> String? {
         (line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any])?["status"] as? String

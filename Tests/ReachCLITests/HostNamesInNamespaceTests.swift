@@ -4,7 +4,7 @@ import TestSupport
 
 /// Host-name targets through `reach`, with a real DNS server (dnsmasq) in the gateway namespace and the
 /// host namespace's own `/etc/hosts` and `resolv.conf` (which `ip netns exec` mounts over `/etc`).
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct HostNamesInNamespaceTests {
     private func host(_ json: [String: Any]) -> [String: Any] { json["host"] as? [String: Any] ?? [:] }
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// IPv6-only networks and RFC 7050 NAT64 discovery through `reach`, with dnsmasq as the DNS64 server.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct IPv6OnlyInNamespaceTests {
     private func nat64(in network: TestNetwork, wait: String = "2") throws -> [String: Any] {
         let result = try network.run([ReachBinary.path, "nat64", "--json", "--wait", wait])

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `reach interfaces` against a namespace's real links: type, kind, state, carrier, addresses, and the internet's.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct InterfacesInNamespaceTests {
     private func interfaces(in network: TestNetwork) throws -> [String: [String: Any]] {
         let result = try network.run([ReachBinary.path, "interfaces", "--json"])

@@ -4,6 +4,7 @@ import TestSupport
 
 /// The man page and shell completions in `Documentation/` are generated once and committed, so that nobody needs
 /// the plugin's release build: they must say what the command takes today (`scripts/generate-docs` makes them again).
+@Suite(.ownThread)
 struct ManualAndCompletionsTests {
     private static let documentation = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appending(path: "Documentation")

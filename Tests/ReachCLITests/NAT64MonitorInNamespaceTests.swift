@@ -5,7 +5,7 @@ import TestSupport
 /// What a running `reach watch` keeps about IPv6-only networks: advertised PREF64, RDNSS and portal with
 /// their lifetimes, DNS64 prefixes discovered again when the network changes, and IPv4 addresses reached
 /// through their synthesized addresses.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct NAT64MonitorInNamespaceTests {
     private func object(_ line: String) -> [String: Any] {
         (line.data(using: .utf8).flatMap { try? JSONSerialization.jsonObject(with: $0) } as? [String: Any]) ?? [:]

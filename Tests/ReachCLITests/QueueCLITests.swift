@@ -4,6 +4,7 @@ import TestSupport
 
 /// `reach queue add`, `list` and `remove` on files of every kind, with no worker: what is stored is what `list`
 /// says, bad input is exit 64 and one line, and a file that is no queue is exit 65 and left byte for byte.
+@Suite(.ownThread)
 struct QueueCLITests {
     /// A folder of the test's own, removed when it ends.
     private final class Folder {

@@ -5,7 +5,7 @@ import TestSupport
 /// `reach` beside Debian's real ModemManager (1.20) in test mode, with a modem whose AT port is the project's own:
 /// the daemon's real property types are read without a complaint, and what the modem's network does shows in
 /// `--verbose`'s summary.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(3)), .ownThread)
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(180)))
 struct RealModemManagerInNamespaceTests {
     @Test func itsRealTypesAreReadAndRegistrationAndRoamingChangesShowInTheSummary() throws {
         // Given a modem registered roaming on LTE, at CSQ 20

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Why a target is not reachable (the JSON `reason`), from real kernel state: routes that refuse, links that
 /// cannot carry. Host-name and NAT64 reasons are asserted where those suites build their networks.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct ReasonsInNamespaceTests {
     private func reason(in network: TestNetwork, _ target: String) throws -> String? {
         let (exit, json) = try ReachBinary.status(in: network, [target])

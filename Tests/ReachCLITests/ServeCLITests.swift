@@ -4,6 +4,7 @@ import TestSupport
 
 /// `reach serve` on the host's loopback: the exposition read by Prometheus' own parser, the endpoints, the
 /// answers to what is not served, and the stop on SIGTERM and SIGINT.
+@Suite(.ownThread)
 struct ServeCLITests {
     private static let targets = ["internet", "127.0.0.1", "::1", "localhost", "192.0.2.1"]
 
@@ -132,6 +133,7 @@ struct ServeCLITests {
 /// The files under `Examples/` that a fleet copies: Prometheus' own `promtool` checks the scrape configuration and
 /// runs the alerting rule against series that go to 0; `systemd-analyze` rates the unit's hardening, and the web
 /// configuration is one `reach serve` reads.
+@Suite(.ownThread)
 struct ServeExamplesTests {
     private static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/prometheus")

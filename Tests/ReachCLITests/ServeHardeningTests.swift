@@ -5,7 +5,7 @@ import TestSupport
 /// `reach serve` as an attacker and an operator try it (on loopback): half-sent requests and answers nobody takes
 /// never hold a scraper out, the exposition is what Prometheus' own tools accept (HELP, gzip), SIGHUP is harmless,
 /// and a closed standard descriptor is never taken by an internal one.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.ownThread(timeLimit: .seconds(180)))
 struct ServeHardeningTests {
     /// 1,001 address targets: an exposition of about 1 MiB.
     private static let manyTargets = ["internet"] + (0..<1000).map { "10.\($0 / 250).\($0 % 250).1" }

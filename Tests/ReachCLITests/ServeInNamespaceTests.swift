@@ -4,7 +4,7 @@ import TestSupport
 
 /// `reach serve` inside a test network: a real Prometheus scrapes it and sees the internet go and come back,
 /// `/events` says each change once, and hostile clients leave it up, bounded and answering.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct ServeInNamespaceTests {
     private func field(_ line: String, _ key: String) -> String? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }

@@ -5,7 +5,7 @@ import TestSupport
 /// `reach serve --web-config` as node_exporter is run: a real Prometheus scrapes it over TLS with a client certificate
 /// and a password (and gzip, as it always asks); a client without the certificate or with a wrong password is
 /// refused, and SIGHUP makes a renewed certificate and a changed password serve new connections.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(180)))
 struct ServeTLSInNamespaceTests {
     @Test func prometheusScrapesOverTLSWithACertificateAndAPasswordAndSighupRereadsTheConfiguration() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)

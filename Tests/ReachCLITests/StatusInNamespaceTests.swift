@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `reach status` against the real kernel, inside namespaces the tests build and remove.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct StatusInNamespaceTests {
     @Test func dualStackNetworkMakesTheInternetReachableOverWiredEthernetViaTheIPv4Gateway() throws {
         // Given a namespace with IPv4 and IPv6 default routes over a veth

@@ -5,6 +5,7 @@ import TestSupport
 
 /// What a person at a terminal or a script meets first: the version, a URL as a target, a mistyped command, a
 /// closed pipe. Targets are the host's own loopback addresses, so these run anywhere without a namespace.
+@Suite(.ownThread)
 struct UsabilityCLITests {
     @Test func versionPrintsTheLibrarysVersion() throws {
         let result = try ReachBinary.run(["--version"])

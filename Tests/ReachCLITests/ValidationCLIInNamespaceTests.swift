@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `reach status|watch --validate URL` against a real HTTP endpoint in the gateway namespace.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct ValidationCLIInNamespaceTests {
     private func object(_ line: String) -> [String: Any] {
         guard let data = line.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `reach wait` against real kernel changes: it returns on the change that makes the targets reachable, and says
 /// at the timeout what was still missing.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct WaitInNamespaceTests {
     /// Whether a process in `network` holds an rtnetlink socket bound to multicast groups: `reach` has subscribed,
     /// so a change from now on reaches it. The namespace's own table (`/proc/PID/net/netlink`) lists only its sockets.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `reach watch` against real kernel changes, inside namespaces the tests build and remove.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct WatchInNamespaceTests {
     private func field(_ line: String, _ key: String) -> String? {
         guard let data = line.data(using: .utf8),

@@ -44,6 +44,7 @@ public enum Command {
     /// command fails its test instead of hanging the whole run.
     @discardableResult
     public static func run(_ arguments: [String], check: Bool = false, timeout: TimeInterval = 300) throws -> CommandResult {
+        OwnThreadTrait.requireOffThePool("running \(arguments.first ?? "a command")")
         let output = ExclusivePipe()
         let error = ExclusivePipe()
         let process = try Subprocess(arguments, standardOutput: output, standardError: error)

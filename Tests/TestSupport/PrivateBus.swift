@@ -37,7 +37,6 @@ public final class PrivateBus: @unchecked Sendable {
     /// which only root may own the services' names and any user may send a signal to any connection; otherwise one
     /// that lets everyone do everything.
     public init(debianPolicy: Bool = false, including: [String] = []) throws {
-        try OwnThreadTrait.requireOffThePool("PrivateBus")
         directory = try TestFolder.make("bus")
         let configuration = """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -84,14 +83,18 @@ public final class PrivateBus: @unchecked Sendable {
     public func freeze(_ frozen: Bool) { daemon.freeze(frozen) }
 
     /// Starts python-dbusmock's `template` (`modemmanager`, `networkmanager`), or a bare mock of `name` without one,
-    /// and waits until it owns `name`.
+    /// and waits until it owns `name`. It runs as the test's user (root), or as `user`: an impostor, on a bus whose
+    /// policy lets anyone own any name.
     ///
     /// - Throws: ``CommandError`` in one line when the mock ends first (the python-dbusmock found has no such template:
     ///   `scripts/install-test-python` installs one that has) or has not taken the name within 20 s.
-    public func startService(_ name: String, template: String?, object: String = "/", interface: String = "") throws {
-        try OwnThreadTrait.requireOffThePool("PrivateBus.startService")
+    public func startService(
+        _ name: String, template: String?, object: String = "/", interface: String = "", user: String? = nil
+    ) throws {
         let log = "\(directory)/\(name).log"
-        var arguments = ["sh", "-c", #"exec "$@" 2>"$0""#, log, "env", "DBUS_SYSTEM_BUS_ADDRESS=\(address)"]
+        var arguments = ["sh", "-c", #"exec "$@" 2>"$0""#, log]
+        if let user { arguments += ["setpriv", "--reuid=\(user)", "--regid=nogroup", "--clear-groups"] }
+        arguments += ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(address)"]
         arguments += TestPython.command(["-m", "dbusmock", "--system"])
         arguments += template.map { ["--template", $0] } ?? [name, object, interface]
         let process = try Subprocess(arguments)

@@ -17,6 +17,7 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
     /// Waits until at least `count` values arrived or `timeout` passed; returns the values so far.
     @discardableResult
     public func waitFor(_ count: Int, timeout: TimeInterval = 10) -> [Value] {
+        OwnThreadTrait.requireOffThePool("Recorder.waitFor")
         let deadline = Date().addingTimeInterval(timeout)
         while values.count < count && Date() < deadline { usleep(5_000) }
         return values
@@ -37,6 +38,7 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
 
     /// Waits `interval`, then returns the values, to check that nothing more arrives.
     public func valuesAfterQuiet(_ interval: TimeInterval = 0.7) -> [Value] {
+        OwnThreadTrait.requireOffThePool("Recorder.valuesAfterQuiet")
         usleep(useconds_t(interval * 1_000_000))
         return values
     }
@@ -54,6 +56,7 @@ public func eventuallyAsync(timeout: TimeInterval = 30, _ condition: () -> Bool)
 
 /// Waits until `condition` holds or `timeout` passes; returns whether it held.
 public func eventually(timeout: TimeInterval = 10, _ condition: () -> Bool) -> Bool {
+    OwnThreadTrait.requireOffThePool("eventually")
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

@@ -35,7 +35,6 @@ public final class SystemdResolved: @unchecked Sendable {
     /// Starts the daemon with no DNS server of its own (`DNS=` and `FallbackDNS=` empty), and waits until it has
     /// written its files.
     public init(in network: TestNetwork) throws {
-        try OwnThreadTrait.requireOffThePool("SystemdResolved")
         let daemon = "\(Self.root)/lib/systemd/systemd-resolved"
         guard FileManager.default.isExecutableFile(atPath: daemon) else {
             throw CommandError(
