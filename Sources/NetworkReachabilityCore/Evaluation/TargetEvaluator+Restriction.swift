@@ -14,7 +14,7 @@ extension TargetEvaluator {
         }
         if usual.path.interface == nil { return ReachabilitySnapshot(target: restricted, flags: usual.flags, path: usual.path) }
         var best: ReachabilitySnapshot?
-        for link in try links.allLinks() where link.isUp && restriction.allows(classifier.interface(for: link).type) {
+        for link in try links.allLinks() where link.isUp && restriction.allows(interface(for: link).type) {
             let pinned = try evaluate(target, outOf: link.index)
             guard pinned.path.interface?.index == link.index, Self.rank(pinned.flags) > Self.rank(best?.flags ?? []) else {
                 continue

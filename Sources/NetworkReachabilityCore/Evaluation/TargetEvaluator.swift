@@ -16,6 +16,8 @@ package final class TargetEvaluator {
     let queries: any RouteQuerying
     let links: any LinkSource
     let classifier: any InterfaceClassifying
+    /// What services say links are where the classifier cannot tell, as they said it when this evaluator was made.
+    private let serviceLinkTypes: [String: NetworkInterface.InterfaceType]
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
     let hosts: HostDirectory
@@ -47,17 +49,25 @@ package final class TargetEvaluator {
 
     package init(
         queries: any RouteQuerying, links: any LinkSource, classifier: any InterfaceClassifying,
-        provisioning: ProvisioningDirectory, hosts: HostDirectory, resolutionTimeout: Duration, refreshesHosts: Bool,
+        serviceLinkTypes: ServiceLinkTypes, provisioning: ProvisioningDirectory, hosts: HostDirectory,
+        resolutionTimeout: Duration, refreshesHosts: Bool,
         nameServersConfigured: @escaping () -> Bool
     ) {
         readNameServersConfigured = nameServersConfigured
         self.queries = queries
         self.links = links
         self.classifier = classifier
+        self.serviceLinkTypes = serviceLinkTypes.current
         self.provisioning = provisioning
         self.hosts = hosts
         self.resolutionTimeout = resolutionTimeout
         self.refreshesHosts = refreshesHosts
+    }
+
+    /// The interface `link` is: the classifier's answer, or a service's where the classifier cannot tell
+    /// (``ServiceLinkTypes``). Every path, interface list and restriction asks here.
+    func interface(for link: Link) -> NetworkInterface {
+        ServiceLinkTypes.describe(classifier.interface(for: link), by: serviceLinkTypes)
     }
 
     // MARK: - Targets
@@ -203,7 +213,7 @@ package final class TargetEvaluator {
         let others = try links.allLinks().sorted { $0.index < $1.index }.filter { link in
             link.isReadyToCarry && !link.isLoopback && link.index != first?.index
         }
-        return (first.map { [$0] } ?? []) + others.map(classifier.interface(for:))
+        return (first.map { [$0] } ?? []) + others.map(interface(for:))
     }
 
     /// Takes the IPv4 internet probe's answer a read asked along with its own lookup, in the same round trip.
@@ -289,7 +299,7 @@ package final class TargetEvaluator {
         guard let first = candidates.first, let link = linksByIndex[first.interfaceIndex] else {
             return Self.unreachable(.linkLocal, .noLinkLocalAddress)
         }
-        let interface = classifier.interface(for: link)
+        let interface = self.interface(for: link)
         // On the link itself: as an on-link route through it would be.
         let onLink = RoutePath(type: .unicast, gateway: nil, outputInterface: link.index, preferredSource: first.address)
         let path = ReachabilityPath(
@@ -308,7 +318,7 @@ package final class TargetEvaluator {
         let addresses = Dictionary(grouping: try queries.addresses(), by: \.interfaceIndex)
         return try links.allLinks().sorted { $0.index < $1.index }.map { link in
             InterfaceStatus(
-                interface: classifier.interface(for: link), isUp: link.isUp, hasCarrier: link.hasCarrier,
+                interface: interface(for: link), isUp: link.isUp, hasCarrier: link.hasCarrier,
                 operationalState: link.operationalStateName,
                 addresses: (addresses[link.index] ?? []).map { "\($0.address)/\($0.prefixLength)" },
                 carriesInternet: internet.contains(link.index))
@@ -331,7 +341,7 @@ package final class TargetEvaluator {
             return ReachabilitySnapshot(target: target, flags: last.flags, path: last.path)
         }
         let link = try routePath.outputInterface.flatMap { (index) throws(ReachabilityError) in try links.link(index: index) }
-        let interface = link.map(classifier.interface(for:))
+        let interface = link.map(self.interface(for:))
         let flags = Self.flags(route: routePath, link: link, interfaceType: interface?.type)
         let isReachable = NetworkReachabilityStatus(flags).isReachable
         let path = ReachabilityPath(

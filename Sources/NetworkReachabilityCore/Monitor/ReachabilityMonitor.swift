@@ -214,8 +214,18 @@ package final class ReachabilityMonitor: Sendable {
     /// Replaces an earlier source.
     package func attach(_ source: any LinkDetailsSource) {
         state.withLock { $0.detailsSource = source }
-        source.onChange { [weak self] interfaces in self?.markDetailsDue(interfaces: interfaces) }
-        markDetailsDue(interfaces: nil)
+        source.onChange { [weak self] interfaces in self?.detailsChanged(interfaces: interfaces) }
+        detailsChanged(interfaces: nil)
+    }
+
+    /// The source says the details of `interfaces` (every interface for `nil`) changed. Where what it says links are
+    /// changed too, every target is evaluated again, since a link's type sets flags and decides restrictions; otherwise
+    /// the targets on those interfaces only take their new details.
+    private func detailsChanged(interfaces: Set<String>?) {
+        if let source = state.withLock({ $0.detailsSource }), backend.serviceLinkTypes.update(source.linkTypes()) {
+            markDue { _, _ in true }
+        }
+        markDetailsDue(interfaces: interfaces)
     }
 
     /// Every interface (`networkctl`'s list), each with the details the attached source knows of it.

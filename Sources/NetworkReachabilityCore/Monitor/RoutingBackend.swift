@@ -6,6 +6,9 @@
 package protocol RoutingBackend: AnyObject, Sendable {
     /// The host names this backend's targets resolve through, shared by reads and the monitor.
     var hosts: HostDirectory { get }
+    /// What system services say links are, where the backend cannot tell (a PPP link that is a modem's): every
+    /// evaluation, read or pass, describes links through it. The monitor fills it from its ``LinkDetailsSource``.
+    var serviceLinkTypes: ServiceLinkTypes { get }
     /// Checks what can be checked up front: zones name interfaces, a pair's local address is this host's.
     func validate(_ target: ReachabilityTarget) throws(ReachabilityError)
     /// Evaluates a target now. A host target answers from its latest resolution at once (pending before the first

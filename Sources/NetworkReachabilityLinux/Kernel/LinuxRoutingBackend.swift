@@ -11,6 +11,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let classifier: InterfaceClassifier
     private let provisioning = ProvisioningDirectory(discover: NAT64Discovery.discover)
     package let hosts = HostDirectory { HostResolver(lookUp: { SystemCall.resolve($0) }, report: $0) }
+    package let serviceLinkTypes = ServiceLinkTypes()
     /// Whether the last read of an IPv4 address found no route of its own. An IPv4 address no route carries needs
     /// the IPv4 internet's route too (NAT64 may carry it unless that one is usable), so while this holds the next such
     /// read asks it along with its own lookup: a repeated unrouted read is one round trip, not two (`Benchmarks/`,
@@ -60,14 +61,15 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     package func subscribe() throws(ReachabilityError) -> any RoutingSubscription {
         try NetlinkSubscription(
-            namespace: namespace, classifier: classifier, hosts: hosts, provisioning: provisioning,
-            receiveBufferSize: receiveBufferSize)
+            namespace: namespace, classifier: classifier, serviceLinkTypes: serviceLinkTypes, hosts: hosts,
+            provisioning: provisioning, receiveBufferSize: receiveBufferSize)
     }
 
     private func evaluator(resolutionTimeout: Duration) -> TargetEvaluator {
         TargetEvaluator(
-            queries: queries, links: queries.followedLinks(), classifier: classifier, provisioning: provisioning,
-            hosts: hosts, resolutionTimeout: resolutionTimeout, refreshesHosts: true,
+            queries: queries, links: queries.followedLinks(), classifier: classifier,
+            serviceLinkTypes: serviceLinkTypes, provisioning: provisioning, hosts: hosts, resolutionTimeout: resolutionTimeout,
+            refreshesHosts: true,
             nameServersConfigured: ResolverConfiguration.namesAServer)
     }
 }

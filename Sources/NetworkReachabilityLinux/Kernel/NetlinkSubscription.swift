@@ -20,6 +20,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private let wakeDescriptor: Int32
     private let queries: KernelQueries
     private let classifier: InterfaceClassifier
+    private let serviceLinkTypes: ServiceLinkTypes
     private let hosts: HostDirectory
     private let provisioning: ProvisioningDirectory
     private let namespace: NetworkNamespace?
@@ -46,8 +47,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private let isClosed = Locked(false)
 
     init(
-        namespace: NetworkNamespace?, classifier: InterfaceClassifier, hosts: HostDirectory,
-        provisioning: ProvisioningDirectory, receiveBufferSize: Int?
+        namespace: NetworkNamespace?, classifier: InterfaceClassifier, serviceLinkTypes: ServiceLinkTypes,
+        hosts: HostDirectory, provisioning: ProvisioningDirectory, receiveBufferSize: Int?
     ) throws(ReachabilityError) {
         // Subscribe before the first dump, so no change between the two is missed.
         subscription = try NetlinkSocket(
@@ -60,6 +61,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         }
         queries = KernelQueries(namespace: namespace)
         self.classifier = classifier
+        self.serviceLinkTypes = serviceLinkTypes
         self.hosts = hosts
         self.provisioning = provisioning
         self.namespace = namespace
@@ -146,8 +148,9 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private func makePassEvaluator() -> TargetEvaluator {
         // Watched names always have an entry (made by `watch` with the caller's timeout), so this timeout is unused.
         let evaluator = TargetEvaluator(
-            queries: queries, links: links, classifier: classifier, provisioning: provisioning, hosts: hosts,
-            resolutionTimeout: NetworkReachability.defaultResolutionTimeout, refreshesHosts: false,
+            queries: queries, links: links, classifier: classifier, serviceLinkTypes: serviceLinkTypes,
+            provisioning: provisioning, hosts: hosts, resolutionTimeout: NetworkReachability.defaultResolutionTimeout,
+            refreshesHosts: false,
             nameServersConfigured: ResolverConfiguration.namesAServer)
         evaluator.asksInternetEntries = internetMayBeMultipath
         if configurationFiles != nil {

@@ -7,6 +7,7 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     private let kernel = SimulatedKernel()
     private let provisioning: ProvisioningDirectory
     package let hosts: HostDirectory
+    package let serviceLinkTypes = ServiceLinkTypes()
     /// The subscription the monitor has open, if any.
     private let subscription = Locked<SimulatedSubscription?>(nil)
 
@@ -35,11 +36,11 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     }
 
     package func subscribe() -> any RoutingSubscription {
-        let (kernel, provisioning, hosts) = (kernel, provisioning, hosts)
+        let (kernel, serviceLinkTypes, provisioning, hosts) = (kernel, serviceLinkTypes, provisioning, hosts)
         let opened = SimulatedSubscription { due in
             // Watched names always have an entry (made by `watch` with the caller's timeout), so this one is unused.
             let evaluator = Self.evaluator(
-                kernel, provisioning, hosts, refreshesHosts: false,
+                kernel, serviceLinkTypes, provisioning, hosts, refreshesHosts: false,
                 resolutionTimeout: NetworkReachability.defaultResolutionTimeout)
             return due.map { target in
                 TargetEvaluator.evaluation(of: target.target) { () throws(ReachabilityError) in
@@ -54,15 +55,17 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     }
 
     private func evaluator(refreshesHosts: Bool, resolutionTimeout: Duration) -> TargetEvaluator {
-        Self.evaluator(kernel, provisioning, hosts, refreshesHosts: refreshesHosts, resolutionTimeout: resolutionTimeout)
+        Self.evaluator(
+            kernel, serviceLinkTypes, provisioning, hosts, refreshesHosts: refreshesHosts, resolutionTimeout: resolutionTimeout)
     }
 
     private static func evaluator(
-        _ kernel: SimulatedKernel, _ provisioning: ProvisioningDirectory, _ hosts: HostDirectory, refreshesHosts: Bool,
-        resolutionTimeout: Duration
+        _ kernel: SimulatedKernel, _ serviceLinkTypes: ServiceLinkTypes, _ provisioning: ProvisioningDirectory,
+        _ hosts: HostDirectory, refreshesHosts: Bool, resolutionTimeout: Duration
     ) -> TargetEvaluator {
         TargetEvaluator(
-            queries: kernel, links: kernel, classifier: kernel, provisioning: provisioning, hosts: hosts,
+            queries: kernel, links: kernel, classifier: kernel, serviceLinkTypes: serviceLinkTypes,
+            provisioning: provisioning, hosts: hosts,
             resolutionTimeout: resolutionTimeout, refreshesHosts: refreshesHosts,
             nameServersConfigured: { true })  // the simulated network's name table is its resolver
     }
