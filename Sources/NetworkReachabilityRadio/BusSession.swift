@@ -31,6 +31,8 @@ final class BusSession {
         enum Purpose: Equatable {
             case addMatch(String)
             case nameOwner
+            /// Which user runs the connection that owns the service's name (`GetConnectionUnixUser`).
+            case ownerUser(String)
             case load
             case companion(String)
         }
@@ -51,7 +53,8 @@ final class BusSession {
         var retryAt: Int?
         /// Why the last attempt failed.
         var failure: String?
-        /// Whether the first read has ended.
+        /// Whether the first read has ended: the service's objects and the companions they named were read, or
+        /// the service is absent, refused or failed.
         var firstEnded = false
         /// The `GetManagedObjects` calls outstanding, oldest first: at most ``outstandingLoads``.
         var loads: [UInt32] = []
@@ -184,7 +187,7 @@ final class BusSession {
         switch header.kind {
         case .methodReturn, .error:
             guard let serial = header.replySerial, let call = pending[serial], header.sender == call.answerer else { return 0 }
-            return call.service == nil || call.purpose == .nameOwner ? DBusConnection.busAnswerLength : Self.answerLength
+            return call.answerer == DBusConnection.bus ? DBusConnection.busAnswerLength : Self.answerLength
         case .signal:
             if header.sender == DBusConnection.bus {
                 let isOwnerChange = header.interface == DBusConnection.bus && header.member == "NameOwnerChanged"
@@ -245,13 +248,30 @@ final class BusSession {
         case .nameOwner:
             if message.kind == .methodReturn, let owner = message.body.first?.string {
                 guard services[index].owner != owner || readings[index].loads.isEmpty else { return }
-                services[index].owner = owner
-                services[index].problem = "reading its objects"
-                try load(index, on: connection)
+                if services[index].owner == owner {
+                    try load(index, on: connection)
+                } else {
+                    try checkUser(of: owner, for: index, on: connection)
+                }
             } else {
                 logger.info("\(services[index].label) is not on the bus; its details are absent until it joins")
                 leave(index, because: "not on the bus")
             }
+        case .ownerUser(let candidate):
+            guard message.kind == .methodReturn, message.signature == "u", let user = message.body.first?.uint32 else {
+                leave(index, because: "not on the bus")
+                return
+            }
+            guard user == 0 else {
+                logger.notice(
+                    "\(services[index].label)'s name is owned by \(candidate), a process of user \(user), not root: its word is not taken"
+                )
+                leave(index, because: "not taken at its word: its name is owned by a process of user \(user), not root")
+                return
+            }
+            services[index].owner = candidate
+            services[index].problem = "reading its objects"
+            try load(index, on: connection)
         case .load:
             readings[index].loads.removeAll { $0 == serial }
             guard call.answerer == services[index].owner else { return }
@@ -265,10 +285,12 @@ final class BusSession {
                 return
             }
             for serial in readings[index].loads { pending[serial] = nil }
-            readings[index] = Reading(firstEnded: true)
+            readings[index] = Reading()
             logger.info("\(services[index].label): read \(services[index].objects.count) objects")
             needsPublish = true
             try readCompanions(index, on: connection)
+            // A first read ends with the companions its objects named: a bearer says which link a modem's data uses
+            readings[index].firstEnded = !isReadingCompanions(index)
         case .companion(let path):
             guard call.answerer == services[index].owner else { return }
             if message.kind == .methodReturn {
@@ -276,6 +298,10 @@ final class BusSession {
             } else {
                 logger.debug("\(services[index].label): \(path) answered GetAll with \(message.errorName ?? "")")
                 readings[index].unreadable.insert(path)
+            }
+            if !readings[index].firstEnded, !isReadingCompanions(index) {
+                readings[index].firstEnded = true
+                needsPublish = true
             }
         }
     }
@@ -290,9 +316,8 @@ final class BusSession {
             leave(index, because: "not on the bus")
         } else {
             logger.notice("\(services[index].label) joined the bus")
-            leave(index, because: "reading its objects")
-            services[index].owner = newOwner
-            try load(index, on: connection)
+            leave(index, because: "checking who runs it")
+            try checkUser(of: newOwner, for: index, on: connection)
         }
     }
 
@@ -307,7 +332,11 @@ final class BusSession {
     private func send(
         _ message: DBusMessage, as purpose: Call.Purpose, service: Int? = nil, on connection: DBusConnection
     ) throws(DBusError) {
-        let answerer = service.flatMap { purpose == .nameOwner ? nil : services[$0].owner } ?? DBusConnection.bus
+        let answerer: String
+        switch purpose {
+        case .addMatch, .nameOwner, .ownerUser: answerer = DBusConnection.bus
+        case .load, .companion: answerer = service.flatMap { services[$0].owner } ?? DBusConnection.bus
+        }
         let serial = try connection.send(message, timeoutMilliseconds: timeoutMilliseconds)
         pending[serial] = Call(
             purpose: purpose, service: service, answerer: answerer,
@@ -322,6 +351,22 @@ final class BusSession {
 
     private func askOwner(_ index: Int, on connection: DBusConnection) throws(DBusError) {
         try send(Self.busCall("GetNameOwner", [.string(services[index].name)]), as: .nameOwner, service: index, on: connection)
+    }
+
+    /// Asks the bus which user runs `owner`, the connection that now owns the service's name: only root's is taken
+    /// at its word, since on a bus whose policy lets anyone own the name, any local user could say anything.
+    private func checkUser(of owner: String, for index: Int, on connection: DBusConnection) throws(DBusError) {
+        services[index].problem = "checking who runs it"
+        try send(
+            Self.busCall("GetConnectionUnixUser", [.string(owner)]), as: .ownerUser(owner), service: index, on: connection)
+    }
+
+    /// Whether `GetAll` calls for the service's companions are outstanding.
+    private func isReadingCompanions(_ index: Int) -> Bool {
+        pending.values.contains { call in
+            guard call.service == index, case .companion = call.purpose else { return false }
+            return true
+        }
     }
 
     private func load(_ index: Int, on connection: DBusConnection) throws(DBusError) {
@@ -372,6 +417,7 @@ final class BusSession {
             }
             switch call.purpose {
             case .nameOwner: fail(index, "is unknown: the bus did not say who owns its name within \(timeoutMilliseconds) ms")
+            case .ownerUser: fail(index, "is unknown: the bus did not say who runs it within \(timeoutMilliseconds) ms")
             case .load: fail(index, "did not answer GetManagedObjects within \(timeoutMilliseconds) ms")
             case .companion(let path): fail(index, "did not answer GetAll of \(path) within \(timeoutMilliseconds) ms")
             case .addMatch: continue

@@ -38,6 +38,8 @@ public final class RadioDetails: Sendable {
     private struct State {
         /// Settled details by interface name.
         var details: [String: LinkDetails] = [:]
+        /// The links that carry a modem's data, which are cellular whatever the kernel calls them.
+        var modemLinks: Set<String> = []
         var handler: (@Sendable (Set<String>?) -> Void)?
         /// One line per source: connected, absent, or why not.
         var lines: [String] = []
@@ -207,11 +209,14 @@ public final class RadioDetails: Sendable {
         let services = report.services
         var modemReader = PropertyReader(service: "ModemManager")
         var managerReader = PropertyReader(service: "NetworkManager")
-        let modems = services[0].owner == nil ? [] : ModemManagerFacts.modems(of: services[0].objects, reader: &modemReader)
         let manager =
             services[1].owner == nil
-            ? (devices: [:], connectivity: nil)
+            ? (devices: [], connectivity: nil)
             : NetworkManagerFacts.devices(of: services[1].objects, reader: &managerReader)
+        let modems = ModemManagerFacts.joined(
+            services[0].owner == nil ? [] : ModemManagerFacts.modems(of: services[0].objects, reader: &modemReader),
+            to: manager.devices)
+        let links = NetworkManagerFacts.links(of: manager.devices)
         for complaint in modemReader.complaints + managerReader.complaints
         where loggedComplaints.insert(complaint).inserted {
             logger.warning("\(complaint)")
@@ -221,18 +226,18 @@ public final class RadioDetails: Sendable {
             for name in modem.interfaces where cellular[name] == nil { cellular[name] = modem.details }
         }
         var readings: [String: LinkDetails] = [:]
-        for name in Set(cellular.keys).union(manager.devices.keys) {
+        for name in Set(cellular.keys).union(links.keys) {
             let modem = cellular[name]
-            let device = manager.devices[name]
+            let link = links[name]
             readings[name] = LinkDetails(
-                accessTechnologies: modem?.accessTechnologies, signal: modem?.signal ?? device?.signal,
-                isRoaming: modem?.isRoaming, isMetered: device?.isMetered, systemConnectivity: device?.systemConnectivity)
+                accessTechnologies: modem?.accessTechnologies, signal: modem?.signal ?? link?.signal,
+                isRoaming: modem?.isRoaming, isMetered: link?.isMetered, systemConnectivity: link?.systemConnectivity)
         }
         var lines = [report.busLine]
         lines += Self.lines(
             for: services[0], facts: modems.isEmpty ? ["no modem"] : modems.map(ModemManagerFacts.line(for:)))
         lines += Self.lines(
-            for: services[1], facts: [NetworkManagerFacts.line(devices: manager.devices, connectivity: manager.connectivity)])
+            for: services[1], facts: [NetworkManagerFacts.line(links: links, connectivity: manager.connectivity)])
         let now = MonotonicClock.milliseconds()
         let (changed, handler, lapse, newLines) = state.withLock {
             state -> (Set<String>, (@Sendable (Set<String>?) -> Void)?, Int?, [String]) in
@@ -246,7 +251,12 @@ public final class RadioDetails: Sendable {
                 if before != settled { changed.insert(name) }
             }
             changed.formUnion(Set(state.details.keys).subtracting(next.keys))
+            // A link stays a modem's while the window keeps its modem's facts, so that it loses both at once
+            let modemLinks = Set(cellular.keys).union(
+                state.modemLinks.filter { kept[$0].map { $0.accessTechnologies != nil || $0.isRoaming != nil } ?? false })
+            changed.formUnion(state.modemLinks.symmetricDifference(modemLinks))
             state.details = next
+            state.modemLinks = modemLinks
             let newLines = lines.filter { !state.lines.contains($0) }
             state.lines = lines
             return (changed, state.handler, lapse, newLines)
@@ -277,4 +287,10 @@ extension RadioDetails: LinkDetailsSource {
     }
 
     package func onChange(_ handler: @escaping @Sendable (Set<String>?) -> Void) { state.withLock { $0.handler = handler } }
+
+    /// Every link that carries a modem's data is cellular: a PPP link, which the kernel alone cannot tell from a DSL
+    /// line's, is a modem's when NetworkManager's modem device or ModemManager's bearer names it.
+    package func linkTypes() -> [String: NetworkInterface.InterfaceType] {
+        state.withLock { state in Dictionary(uniqueKeysWithValues: state.modemLinks.map { ($0, .cellular) }) }
+    }
 }

@@ -8,7 +8,7 @@ import TestSupport
 
 /// ModemManager's and NetworkManager's facts read from a private bus (python-dbusmock's templates), delivered on
 /// the paths of a simulated network's interfaces.
-@Suite(.timeLimit(.minutes(2)), .ownThread)  // a sequence that misses a change would wait for it forever
+@Suite(.ownThread(timeLimit: .seconds(120)))  // a sequence that misses a change would wait for it forever
 struct RadioDetailsOnBusTests {
     @Test func theModemsTechnologySignalAndRoamingAreOnTheCellularPathEachChangeOnce() async throws {
         // Given a modem on LTE at 72 %, at home, and a reader that has read it

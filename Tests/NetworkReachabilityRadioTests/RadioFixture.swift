@@ -49,13 +49,15 @@ final class RadioFixture: @unchecked Sendable {
     /// several steps, short enough that a test waits little for a loss to be heard.
     static let settleWindow = Duration.milliseconds(300)
 
-    /// A reader of the bus (the private one unless told) for the simulated network, logging into ``messages``.
+    /// A reader of the bus (the private one unless told) for the simulated network (or `monitor`'s), logging into
+    /// ``messages``.
     func reader(
-        callTimeout: Duration = .seconds(5), settleWindow: Duration = RadioFixture.settleWindow, busAddress: String? = nil
+        callTimeout: Duration = .seconds(5), settleWindow: Duration = RadioFixture.settleWindow, busAddress: String? = nil,
+        monitor: ReachabilityMonitor? = nil
     ) -> RadioDetails {
         let messages = messages
         let reader = RadioDetails(
-            busAddress: busAddress ?? bus.address, monitor: network.monitor, callTimeout: callTimeout,
+            busAddress: busAddress ?? bus.address, monitor: monitor ?? network.monitor, callTimeout: callTimeout,
             settleWindow: settleWindow, logger: Logger(label: "radio") { _ in RecordingLogHandler(messages) })
         lock.withLock { readers.append(reader) }
         return reader

@@ -10,7 +10,7 @@ import TestSupport
 /// How the reader matches the services' objects to interfaces as the real daemons lay them out, asks a service again
 /// that did not answer, keeps facts lost for a moment, and ignores everyone on the bus but the services (python-dbusmock
 /// on a private bus). The real daemons themselves are in `RealNetworkManagerInNamespaceTests` and its neighbours.
-@Suite(.timeLimit(.minutes(2)), .ownThread)
+@Suite(.ownThread(timeLimit: .seconds(120)))
 struct RadioServicesOnBusTests {
     private static let device = "org.freedesktop.NetworkManager.Device"
     private static let bearerPath = "/org/freedesktop/ModemManager1/Bearer/0"
@@ -41,8 +41,9 @@ struct RadioServicesOnBusTests {
         #expect(reader.summary.contains { $0.contains("cdc-wdm0") })
     }
 
-    @Test func aModemWithoutANetworkPortGivesItsFactsToItsConnectedBearersInterface() async throws {
-        // Given an AT modem (no net port) on LTE, and a PPP link ppp0 that routes 203.0.113.0/24
+    @Test func aPPPModemsFactsReachPPP0ThroughNetworkManagersModemDeviceAndMakeItCellular() async throws {
+        // Given an AT modem on LTE (one port, ttyUSB2, no net port), NetworkManager's modem device for it (metered
+        // guess-yes), and a PPP link ppp0 that routes 203.0.113.0/24, which the kernel calls `other`
         let fixture = try RadioFixture()
         try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
         try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
@@ -54,31 +55,101 @@ struct RadioServicesOnBusTests {
                 RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
                 ["ssv", RadioFixture.modemInterface, name, type] + value)
         }
+        try fixture.bus.startService(RadioFixture.networkManager, template: "networkmanager")
+        let modemDevice = try Self.addDevice(
+            "9", interface: "ttyUSB2", type: 8, metered: 3, udi: RadioFixture.modem, to: fixture)
         let reader = fixture.reader()
         #expect(reader.waitUntilRead(timeout: .seconds(10)))
         #expect(reader.summary.contains("ModemManager: modem 8 (no data interface): LTE, 70 %"))
-        let link = try NetworkReachability(address: "203.0.113.9", network: fixture.network)
+        let address = try IPAddress("203.0.113.9")
+        let link = try NetworkReachability(target: .address(address), network: fixture.network)
+        let noCellular = try NetworkReachability(
+            target: .restricted(.address(address), InterfaceRestriction(prohibitedTypes: [.cellular])),
+            network: fixture.network)
         var updates = link.updates.makeAsyncIterator()
-        #expect(await updates.next()?.path.details == nil)
+        let before = try #require(await updates.next()?.path)
+        #expect(before.details == nil && before.interface?.type == .other)
 
-        // When ModemManager connects a bearer on ppp0 (outside its object manager, as the real daemon exports them)
+        // When ModemManager connects a PPP bearer, which names its tty (outside its object manager, as the real daemon
+        // exports bearers); NetworkManager's modem device gets ppp0 as its IP interface, and NetworkManager makes an
+        // external device for ppp0 (metered guess-no) whose path sorts before the modem device's as text
         try fixture.bus.call(
             RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
             [
-                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "2", "Interface", "s", "ppp0", "Connected", "b",
-                "true", "0",
+                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "ttyUSB2", "Connected",
+                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "1", "0",
             ])
         try fixture.updateModem(RadioFixture.modemInterface, [["Bearers", "ao", "1", Self.bearerPath]])
-        // Then ppp0's path has the modem's facts
-        let connected = try #require(await updates.next()?.path)
-        #expect(connected.interface?.name == "ppp0" && connected.details?.radioTechnology == .lte4G)
+        try fixture.updateNetworkManager(modemDevice, Self.device, [["IpInterface", "s", "ppp0"]])
+        _ = try Self.addDevice("10", interface: "ppp0", type: 16, metered: 4, udi: "", to: fixture)
+
+        // Then ppp0's path has the modem's facts, is cellular (WWAN, expensive) and metered, and a target that
+        // prohibits cellular does not take it
+        let connected = try #require(await updates.next { $0.path.details?.isMetered != nil })
+        #expect(connected.path.interface?.name == "ppp0" && connected.path.interface?.type == .cellular)
+        #expect(connected.path.details?.radioTechnology == .lte4G && connected.path.details?.isMetered == true)
+        #expect(connected.status == .reachable(.cellular) && connected.flags.contains(.isWWAN) && connected.path.isExpensive)
+        #expect(try noCellular.currentSnapshot().status == .notReachable)
+        #expect(try noCellular.currentSnapshot().path.reason == .prohibitedInterfaceType)
         #expect(reader.summary.contains("ModemManager: modem 8 on ppp0: LTE, 70 %"))
 
-        // And when the bearer disconnects, they go
+        // And when the connection goes down, ppp0 loses the facts and is `other` again, both at once
+        try fixture.updateNetworkManager(modemDevice, Self.device, [["IpInterface", "s", ""]])
         try fixture.bus.call(
             RadioFixture.modemManager, Self.bearerPath, RadioFixture.mock, "UpdateProperties",
             ["sa{sv}", ModemManagerFacts.bearer, "2", "Connected", "b", "false", "Interface", "s", ""])
-        #expect(await updates.next()?.path.details == nil)
+        let down = try #require(await updates.next { $0.path.details?.radioTechnology == nil })
+        #expect(down.path.interface?.type == .other && down.path.details?.isMetered == false)
+        #expect(down.status == .reachable(.ethernetOrWiFi))
+    }
+
+    @Test func aMultiplexedBearersOwnInterfaceHasItsModemsFacts() async throws {
+        // Given a modem whose connected bearer has a data interface of its own (wwan0.1), not its tty
+        let fixture = try RadioFixture()
+        try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
+        try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
+            [
+                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "wwan0.1", "Connected",
+                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "3", "0",
+            ])
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
+            ["ssv", RadioFixture.modemInterface, "Bearers", "ao", "1", Self.bearerPath])
+        // When a reader starts, its first read ends only once the bearer was read: at once, the link has the facts,
+        // every time (the bearer's answer comes a moment after the modem's)
+        var complete = 0
+        for _ in 0..<10 {
+            let network = SimulatedNetwork()
+            try network.addInterface("wwan0.1", type: .cellular, isPointToPoint: true)
+            try network.addAddress("10.66.0.2/32", to: "wwan0.1")
+            try network.addRoute(to: "203.0.113.0/24", interface: "wwan0.1")
+            let reader = fixture.reader(monitor: network.monitor)
+            #expect(reader.waitUntilRead(timeout: .seconds(10)))
+            let link = try NetworkReachability(address: "203.0.113.9", network: network)
+            if try link.currentSnapshot().path.details?.radioTechnology == .lte4G { complete += 1 }
+            #expect(reader.summary.contains("ModemManager: modem 8 on wwan0.1: LTE, 70 %"))
+        }
+        #expect(complete == 10)
+    }
+
+    /// Adds a NetworkManager device `name` for `interface` of `type` (`NMDeviceType`), `metered` (`NMMetered`), whose
+    /// `Udi` is `udi`; returns its path.
+    private static func addDevice(
+        _ name: String, interface: String, type: UInt32, metered: UInt32, udi: String, to fixture: RadioFixture
+    ) throws -> String {
+        try fixture.bus.call(
+            RadioFixture.networkManager, RadioFixture.networkManagerPath, RadioFixture.mock, "AddEthernetDevice",
+            ["ssi", name, interface, "100"])
+        let path = "/org/freedesktop/NetworkManager/Devices/\(name)"
+        for (property, value) in [("Metered", ["u", "\(metered)"]), ("Udi", ["s", udi])] {
+            try fixture.bus.call(
+                RadioFixture.networkManager, path, RadioFixture.mock, "AddProperty", ["ssv", Self.device, property] + value)
+        }
+        try fixture.updateNetworkManager(
+            path, Self.device, [["DeviceType", "u", "\(type)"], ["Metered", "u", "\(metered)"], ["Udi", "s", udi]])
+        return path
     }
 
     @Test func aServiceWhoseLoadFailsIsAskedAgainUntilItAnswers() async throws {
@@ -209,6 +280,36 @@ struct RadioServicesOnBusTests {
         let reachability = try NetworkReachability(network: fixture.network)
         var updates = reachability.updates.makeAsyncIterator()
         #expect(await updates.next { $0.path.details?.radioTechnology == .lte4G } != nil)
+    }
+
+    @Test func aServiceWhoseNameAnotherUserOwnsIsNotTakenAtItsWord() async throws {
+        // Given a bus whose policy lets anyone own any name, where a process of `nobody` owns NetworkManager's and
+        // says eth0 is not metered, on full connectivity
+        let fixture = try RadioFixture()
+        try fixture.bus.startService(RadioFixture.networkManager, template: "networkmanager", user: "nobody")
+        try fixture.bus.call(
+            RadioFixture.networkManager, RadioFixture.networkManagerPath, RadioFixture.mock, "AddEthernetDevice",
+            ["ssi", "eth0dev", "eth0", "100"])
+        try fixture.bus.call(
+            RadioFixture.networkManager, RadioFixture.ethernet, RadioFixture.mock, "AddProperty",
+            ["ssv", Self.device, "Metered", "u", "2"])
+        let reader = fixture.reader()
+        #expect(reader.waitUntilRead(timeout: .seconds(10)))
+        // Then nothing it says is shown, and the summary (`--verbose`) says why
+        let ethernet = try NetworkReachability(address: "192.168.1.1", network: fixture.network)
+        #expect(try ethernet.currentSnapshot().path.details == nil)
+        let user = try #require(getpwnam("nobody")?.pointee.pw_uid)
+        #expect(
+            reader.summary.contains(
+                "NetworkManager: not taken at its word: its name is owned by a process of user \(user), not root"),
+            "\(reader.summary)")
+        #expect(fixture.messages.values.contains { $0.contains("not root: its word is not taken") })
+
+        // When it leaves and root's NetworkManager takes the name, root's word is taken
+        fixture.bus.stopService(RadioFixture.networkManager)
+        try fixture.startNetworkManager(metered: 1)
+        var updates = ethernet.updates.makeAsyncIterator()
+        #expect(await updates.next { $0.path.details?.isMetered == true } != nil)
     }
 
     @Test func aMockThatCannotStartSaysWhyInOneLineAtOnce() throws {

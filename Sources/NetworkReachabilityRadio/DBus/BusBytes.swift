@@ -81,11 +81,14 @@ package enum BusBytes {
         var modems = PropertyReader(service: "ModemManager")
         var manager = PropertyReader(service: "NetworkManager")
         for service in services {
-            for modem in ModemManagerFacts.modems(of: service.objects, reader: &modems) {
+            let devices = NetworkManagerFacts.devices(of: service.objects, reader: &manager)
+            for modem in ModemManagerFacts.joined(
+                ModemManagerFacts.modems(of: service.objects, reader: &modems), to: devices.devices)
+            {
                 _ = ModemManagerFacts.line(for: modem)
             }
-            let devices = NetworkManagerFacts.devices(of: service.objects, reader: &manager)
-            _ = NetworkManagerFacts.line(devices: devices.devices, connectivity: devices.connectivity)
+            _ = NetworkManagerFacts.line(
+                links: NetworkManagerFacts.links(of: devices.devices), connectivity: devices.connectivity)
         }
         return tally
     }

@@ -11,6 +11,8 @@ enum ModemManagerFacts {
     static let bearer = "org.freedesktop.ModemManager1.Bearer"
     /// `MM_MODEM_PORT_TYPE_NET`: the port that is the modem's network interface (`wwan0`).
     static let networkPortType: UInt32 = 2
+    /// `MM_BEARER_IP_METHOD_PPP`: a bearer whose data goes through pppd on its tty.
+    static let pppMethod: UInt32 = 1
     /// `MMModem3gppRegistrationState` values that mean roaming: roaming, roaming SMS-only, roaming CSFB not preferred.
     static let roamingStates: Set<UInt32> = [5, 7, 10]
     /// Those that mean registered on the home network: home, home SMS-only, home CSFB not preferred.
@@ -22,8 +24,9 @@ enum ModemManagerFacts {
     struct Modem: Equatable {
         /// Its object path.
         var path: String
-        /// The interfaces that carry its data: its net ports, and the interface of each connected bearer (`ppp0`
-        /// for an AT modem, `wwan0.1` for a multiplexed one).
+        /// The interfaces that carry its data: its net ports, the interface of each connected bearer that names one
+        /// (`wwan0.1` for a multiplexed modem), and the link of each NetworkManager modem device that drives it
+        /// (``joined(_:to:)``: `ppp0` for an AT modem, whose bearer names only its tty).
         var interfaces: [String]
         var details: LinkDetails
         /// `MMModem3gppRegistrationState`, when the modem has a 3GPP interface.
@@ -53,12 +56,25 @@ enum ModemManagerFacts {
                 let properties = objects[bearer]?[Self.bearer]
                 let connected = reader.read("Connected", of: properties, at: bearer, expecting: "boolean") { $0.bool }
                 let name = reader.read("Interface", of: properties, at: bearer, expecting: "string") { $0.string }
-                if connected == true, let name, !name.isEmpty, !names.contains(name) { names.append(name) }
+                // A PPP bearer's interface is the tty pppd runs on (`ttyUSB0`), not a network interface
+                let method = reader.read("Ip4Config", of: properties, at: bearer, expecting: "a{sv}") { $0.dictionary }?[
+                    "method"]?.uint32
+                if connected == true, method != Self.pppMethod, let name, !name.isEmpty, !names.contains(name) {
+                    names.append(name)
+                }
             }
             let technologies = reader.read("AccessTechnologies", of: modem, at: path, expecting: "uint32") { $0.uint32 }
-            let quality = reader.read("SignalQuality", of: modem, at: path, expecting: "(ub)") { $0.fields?.first?.uint32 }
+            let reading = reader.read("SignalQuality", of: modem, at: path, expecting: "(ub)") {
+                value -> (quality: UInt32, isRecent: Bool)? in
+                guard let fields = value.fields, fields.count == 2, let quality = fields[0].uint32, let recent = fields[1].bool
+                else { return nil }
+                return (quality, recent)
+            }
+            // A quality ModemManager could not poll lately (a single AT port in data mode), or one beside no access
+            // technology (a modem disabled, searching or being removed: it zeroes both) is not a measure
+            let quality = reading.flatMap { $0.isRecent && technologies != 0 ? $0.quality : nil }
             var dBm: Double?
-            for name in Self.readings where dBm == nil {
+            for name in Self.readings where dBm == nil && quality != nil {
                 let reading = reader.read(name, of: interfaces[Self.signal], at: path, expecting: "a{sv}") { $0.dictionary }
                 dBm = (reading?["rssi"] ?? reading?["rsrp"])?.double.flatMap { $0.isFinite ? $0 : nil }
             }
@@ -76,6 +92,19 @@ enum ModemManagerFacts {
                     registration: registration))
         }
         return modems
+    }
+
+    /// `modems`, each with the links of the NetworkManager modem devices whose `Udi` is its path: NetworkManager
+    /// knows the link pppd made (`ppp0`), which ModemManager never learns.
+    static func joined(_ modems: [Modem], to devices: [NetworkManagerFacts.Device]) -> [Modem] {
+        modems.map { modem in
+            var joined = modem
+            for device in devices
+            where device.isModem && device.carriesIP && device.udi == modem.path && !joined.interfaces.contains(device.link) {
+                joined.interfaces.append(device.link)
+            }
+            return joined
+        }
     }
 
     /// The bearers the modems name (`Modem.Bearers`): ModemManager exports them beside its object manager, not in it.
