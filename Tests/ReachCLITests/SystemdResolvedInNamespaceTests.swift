@@ -4,7 +4,7 @@ import TestSupport
 
 /// A host whose `/etc/resolv.conf` names only systemd-resolved's stub (Ubuntu, Fedora, Arch, most desktops), with
 /// Debian's real `systemd-resolved`: `supportsDNS` and `reach nat64` speak of the servers it sends to, not of the stub.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(2)), .ownThread)
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(120)))
 struct SystemdResolvedInNamespaceTests {
     @Test func supportsDNSFollowsTheUpstreamServersSystemdResolvedHasNotItsStub() throws {
         // Given systemd-resolved with no server of its own, and /etc/resolv.conf naming its stub
@@ -36,6 +36,34 @@ struct SystemdResolvedInNamespaceTests {
         let second = output.lines.count
         try resolved.setDNS([], on: "rn0")
         #expect(output.waitForLine(after: second) { $0.contains("\"supportsDNS\":false") } != nil)
+    }
+
+    @Test func aStoppedSystemdResolvedIsNoDNSThoughItsFileNamesServers() throws {
+        // Given systemd-resolved with a server on the uplink, and a watch that says the host has DNS
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let resolved = try SystemdResolved(in: network)
+        defer { resolved.remove() }
+        try resolved.setDNS([TestNetwork.gatewayIPv4], on: "rn0")
+        let output = LineCollector()
+        _ = try resolved.start([ReachBinary.path, "watch", "--json"], output: output.pipe)
+        #expect(output.waitForLine { $0.contains("\"supportsDNS\":true") } != nil)
+        let first = output.lines.count
+
+        // When it stops, leaving its upstream file behind
+        let stopping = Date()
+        resolved.stop()
+        #expect(resolved.upstreamFile.contains("nameserver \(TestNetwork.gatewayIPv4)"))
+
+        // Then the watch says there is no DNS within a second, and a read and `reach nat64` say so too
+        let line = output.waitForLine(after: first, timeout: 10) { $0.contains("\"supportsDNS\":false") }
+        let seconds = Date().timeIntervalSince(stopping)
+        print("systemd-resolved stopped: supportsDNS false after \(seconds) s")
+        #expect(line != nil && seconds < 1, "after \(seconds) s")
+        let status = try resolved.run([ReachBinary.path, "status", "--json"])
+        let internet = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        #expect(internet.bool("supportsDNS") == false)
+        #expect(try Self.nat64(resolved)["nameServers"] as? [String] == [])
     }
 
     private static func nat64(_ resolved: SystemdResolved) throws -> [String: Any] {

@@ -106,10 +106,21 @@ public final class SystemdResolved: @unchecked Sendable {
     /// What the daemon logged, for a failure's message.
     public var log: String { (try? TestFile.text("\(directory)/resolved.log")) ?? "" }
 
-    /// The command prefix that enters the daemon's network and mount namespaces.
+    /// The command prefix that enters the daemon's network and mount namespaces, through its bus daemon, which lives
+    /// there too and outlives a stopped systemd-resolved.
     private var entering: [String] {
-        let daemon = lock.withLock { processes.first?.pid ?? 0 }
-        return ["nsenter", "--target", "\(daemon)", "--mount", "--net", "--"]
+        let bus = (try? TestFile.text("\(directory)/bus.pid")).flatMap {
+            Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return ["nsenter", "--target", "\(bus ?? 0)", "--mount", "--net", "--"]
+    }
+
+    /// Stops systemd-resolved with SIGTERM, as `systemctl stop` does, and waits until it has exited: its files stay,
+    /// as its unit's `RuntimeDirectoryPreserve=yes` keeps them.
+    public func stop() {
+        let daemon = lock.withLock { processes.first }
+        daemon?.send(SIGTERM)
+        daemon?.wait()
     }
 
     /// Runs a command where the daemon runs, and waits for it.

@@ -35,9 +35,11 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     /// message names a choice of next hops (`RTA_MULTIPATH`, a next-hop object) or notifications were lost: only such
     /// a message makes the internet's route multipath.
     private var internetMayBeMultipath = true
-    /// Whether `/etc/resolv.conf` names a server, read when first needed and again after the file changed; never
-    /// kept without a watcher to say so.
+    /// Whether `/etc/resolv.conf` names a server, read when first needed and again after the file changed or
+    /// systemd-resolved stopped; never kept without a watcher to say so.
     private var nameServersConfigured: Bool?
+    /// The connection whose end says systemd-resolved stopped, held while resolv.conf names its stub.
+    private let systemdResolved = SystemdResolvedWatch()
     private var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     // Read from any thread.
     private let counters = Locked(MonitorStatistics())
@@ -91,6 +93,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             pollfd(fd: subscription.descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: configurationFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
+            pollfd(fd: systemdResolved.descriptor, events: Int16(POLLIN), revents: 0),
         ]
         // Block without end, unless an advertised lifetime lapses first.
         let timeout = provisioning.nextDeadline.map { Int32(clamping: max(0, $0 - MonotonicClock.milliseconds())) } ?? -1
@@ -108,7 +111,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         if files.contains(.namespaceDeleted) {
             return .failed(.networkNamespaceDeleted(watchedNamespace?.path ?? ""))
         }
-        let resolverChanged = files.contains(.resolverConfiguration)
+        let resolverStopped = descriptors[3].revents != 0 && systemdResolved.drain()
+        let resolverChanged = files.contains(.resolverConfiguration) || resolverStopped
         // DNS64 is asked again here, not by the monitor, so it happens even when network changes arrived in
         // the same wake-up and the answer below says only `.changed`.
         if resolverChanged {
@@ -154,7 +158,12 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             nameServersConfigured: ResolverConfiguration.namesAServer)
         evaluator.asksInternetEntries = internetMayBeMultipath
         if configurationFiles != nil {
-            if nameServersConfigured == nil { nameServersConfigured = ResolverConfiguration.namesAServer() }
+            if nameServersConfigured == nil {
+                let systemdResolved = systemdResolved
+                let configuration = ResolverConfiguration.current { systemdResolved.follow(true) }
+                if !configuration.isSystemdResolvedStub { systemdResolved.follow(false) }
+                nameServersConfigured = !configuration.nameServers.isEmpty
+            }
             evaluator.nameServersConfigured = nameServersConfigured
         }
         return evaluator
@@ -168,6 +177,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             SystemCall.close(wakeDescriptor)
         }
         configurationFiles?.close()
+        systemdResolved.close()
         queries.close()
     }
 
@@ -177,7 +187,10 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         return counted
     }
 
-    var descriptors: [Int32] { [subscription.descriptor, wakeDescriptor] + (configurationFiles.map { [$0.descriptor] } ?? []) }
+    var descriptors: [Int32] {
+        [subscription.descriptor, wakeDescriptor] + (configurationFiles.map { [$0.descriptor] } ?? [])
+            + (systemdResolved.descriptor >= 0 ? [systemdResolved.descriptor] : [])
+    }
 
     // MARK: - Draining
 

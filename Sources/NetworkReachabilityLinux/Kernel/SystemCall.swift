@@ -182,6 +182,32 @@ package enum SystemCall {
         return try run("poll") { poll(&entry, 1, Int32(clamping: milliseconds)) } > 0
     }
 
+    /// A non-blocking stream socket connected to the UNIX socket at `path`, or `nil` when nothing listens there (the
+    /// file is missing, or left behind by a process that ended: `ECONNREFUSED`). A listener whose backlog is full
+    /// (`EAGAIN`) is still there: then the connection completes later, and the socket is returned.
+    static func connectUnixStream(_ path: String) -> Int32? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        }
+        let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard let descriptor = try? run("socket", { socket(AF_UNIX, flags, 0) }) else { return nil }
+        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + 1)
+        let connected = try? runNonBlocking("connect") {
+            withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, length) }
+            }
+        }
+        guard connected != nil else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     /// Whether a path exists (`access(F_OK)`).
     static func pathExists(_ path: String) -> Bool {
         path.withCString { access($0, F_OK) } == 0
@@ -199,6 +225,9 @@ package enum SystemCall {
 
 /// The C library's `close`, named apart from `SystemCall.close(_:)` and the sockets' own `close()`, which hide it.
 func libcClose(_ descriptor: Int32) -> Int32 { close(descriptor) }
+
+/// The C library's `read`, named apart from the readers' own `read` methods.
+func libcRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
 
 /// The C library's `send`, named apart from `NetlinkSocket.send(_:)`, which hides it.
 package func libcSend(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int, _ flags: Int32) -> Int {

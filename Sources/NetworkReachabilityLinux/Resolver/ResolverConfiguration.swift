@@ -12,7 +12,7 @@ public struct ResolverConfiguration: Sendable, Hashable {
     /// The servers names are sent to, in file order.
     public var nameServers: [IPAddress]
     /// Whether `/etc/resolv.conf` names only systemd-resolved's stub, so that ``nameServers`` are its upstream
-    /// servers (none when it has none, or does not run).
+    /// servers (none when it has none, or does not run: its varlink socket accepts no connection).
     public var isSystemdResolvedStub: Bool
 
     /// The addresses of systemd-resolved's stub listeners: `127.0.0.53` (with search domains) and `127.0.0.54`
@@ -32,12 +32,16 @@ public struct ResolverConfiguration: Sendable, Hashable {
         nameServers = isSystemdResolvedStub ? Self.nameServers(in: upstream ?? "") : servers
     }
 
-    /// Reads `/etc/resolv.conf`, and systemd-resolved's upstream servers where it names only the stub; no servers
+    /// Reads `/etc/resolv.conf`, and systemd-resolved's upstream servers where it names only the stub and
+    /// systemd-resolved runs (the file it leaves behind when it stops names servers no query reaches); no servers
     /// when it cannot be read.
-    public static func current() -> ResolverConfiguration {
+    public static func current() -> ResolverConfiguration { current(isSystemdResolvedRunning: SystemdResolvedWatch.isRunning) }
+
+    /// ``current()``, asking `isSystemdResolvedRunning` whether systemd-resolved runs where the file names its stub.
+    static func current(isSystemdResolvedRunning: () -> Bool) -> ResolverConfiguration {
         let text = SmallFile.text(path, limit: 65536) ?? ""
         var configuration = ResolverConfiguration(parsing: text)
-        if configuration.isSystemdResolvedStub {
+        if configuration.isSystemdResolvedStub, isSystemdResolvedRunning() {
             configuration = ResolverConfiguration(
                 parsing: text, systemdResolvedUpstream: SmallFile.text(systemdResolvedUpstreamPath, limit: 65536))
         }
