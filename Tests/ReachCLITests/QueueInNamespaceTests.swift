@@ -5,7 +5,7 @@ import TestSupport
 /// `reach queue run`, the worker, against the kernel's routes in a namespace and the real NetworkManager: jobs
 /// wait for their conditions, a command cut by a lost route runs again, failures back off to `failed`, and a
 /// stopped or killed worker leaves every job queued and none running twice at once.
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(180)))
 struct QueueInNamespaceTests {
     /// A worker in `network` with its stdout (the commands' output) and stderr (one line per run's end).
     private struct Worker {
@@ -172,7 +172,7 @@ struct QueueInNamespaceTests {
         #expect(worker.output.waitForLines(1, timeout: 20) == ["validated"])
     }
 
-    @Test(.ownThread) func anUnmeteredJobWaitsWhileNetworkManagerSaysMeteredAndRunsWhenItSaysNot() throws {
+    @Test func anUnmeteredJobWaitsWhileNetworkManagerSaysMeteredAndRunsWhenItSaysNot() throws {
         let network = try TestNetwork(ipv4: false, ipv6: false)
         defer { network.remove() }
         let manager = try RealNetworkManager(on: network)

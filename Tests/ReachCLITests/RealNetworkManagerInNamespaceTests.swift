@@ -5,7 +5,7 @@ import TestSupport
 /// `reach watch` beside Debian's real NetworkManager (1.42) managing the namespace's uplink, on a bus with Debian's
 /// own policy: what the mocks cannot show (the real types and timing, re-activation, a frozen or killed daemon, and
 /// an unprivileged user who floods the reader).
-@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .timeLimit(.minutes(3)), .ownThread)
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(180)))
 struct RealNetworkManagerInNamespaceTests {
     /// A watch of the internet with its JSON lines, and its stderr (`--verbose`).
     private struct Watch {

@@ -2,18 +2,24 @@ import Foundation
 
 /// Debian's real NetworkManager managing a test network's uplink `rn0`, on a private bus with Debian's own policy
 /// (``PrivateBus/debianSystemConfiguration(listeningAt:including:)``), with the connection `rt` (192.0.2.2/24 via
-/// 192.0.2.1, metered) and a connectivity check served from the gateway namespace.
+/// 192.0.2.1, metered) and a connectivity check served from the gateway namespace; or, on a modem's bus, managing
+/// the modem and its PPP link instead (``init(managingModemOn:in:)``).
 ///
 /// It runs in a mount namespace of its own: `/run` is private (its state in the test's folder, kept across restarts),
-/// and `/sys` read-only, so that it does not wait for udev, which does not run here. It touches nothing but `rn0`:
-/// never resolv.conf nor the hostname. ``remove()`` (also on `deinit`) kills what it started and removes its folder;
-/// the namespaces are the test network's.
+/// and `/sys` read-only, so that it does not wait for udev, which does not run here. It finds `pppd` in
+/// `/usr/local/sbin`, where `Modem/pppd`, the stand-in, is mounted (this kernel has no PPP). It touches nothing but its
+/// links: never resolv.conf nor the hostname. ``remove()`` (also on `deinit`) kills what it started and removes its
+/// folder; the namespaces are the test network's, a bus it was given its giver's.
 public final class RealNetworkManager: @unchecked Sendable {
     /// The private bus, whose address the reader and `nmcli` use.
     public let bus: PrivateBus
     /// The folder of its state, configuration and connections.
     public let directory: String
     private let network: TestNetwork
+    /// Whether it made ``bus``, and so removes it.
+    private let ownsBus: Bool
+    /// The links it manages: `rn0`, or everything but `rn0` (a modem and its PPP link).
+    private let managesModem: Bool
     private let lock = NSLock()
     private let daemon = Daemon()
     private var checkServer: Subprocess?  // guarded by `lock`
@@ -26,14 +32,12 @@ public final class RealNetworkManager: @unchecked Sendable {
     public init(on network: TestNetwork) throws {
         self.network = network
         bus = try PrivateBus(debianPolicy: true)
+        ownsBus = true
+        managesModem = false
         directory = "\(bus.directory)/nm"
         do {
-            for folder in ["www", "run", "var", "connections", "conf.d"] {
-                try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
-            }
-            try setCheckAnswer(Self.onlineAnswer)
+            try prepare()
             try startCheckServer()
-            try configuration.write(toFile: "\(directory)/nm.conf", atomically: true, encoding: .utf8)
             try start()
             try nmcli([
                 "connection", "add", "type", "ethernet", "ifname", "rn0", "con-name", "rt", "ipv4.method", "manual",
@@ -48,30 +52,73 @@ public final class RealNetworkManager: @unchecked Sendable {
         }
     }
 
+    /// Starts NetworkManager on `bus`, where ModemManager runs, managing every link of `network`'s host namespace but
+    /// `rn0`: the modem ModemManager has, and the PPP link it makes. It has the connection `mobile` (`gsm`, APN
+    /// `internet`), which it dials when ``nmcli(_:)`` brings it up; no connectivity check. Waits until it has the modem.
+    public init(managingModemOn bus: PrivateBus, in network: TestNetwork) throws {
+        self.network = network
+        self.bus = bus
+        ownsBus = false
+        managesModem = true
+        directory = "\(bus.directory)/nm"
+        do {
+            try prepare()
+            try start()
+            try nmcli([
+                "connection", "add", "type", "gsm", "ifname", "*", "con-name", "mobile", "apn", "internet",
+                "connection.autoconnect", "no",
+            ])
+        } catch {
+            remove()
+            throw error
+        }
+    }
+
     deinit { remove() }
 
+    private func prepare() throws {
+        for folder in ["www", "run", "var", "connections", "conf.d"] {
+            try FileManager.default.createDirectory(atPath: "\(directory)/\(folder)", withIntermediateDirectories: true)
+        }
+        try setCheckAnswer(Self.onlineAnswer)
+        try configuration.write(toFile: "\(directory)/nm.conf", atomically: true, encoding: .utf8)
+    }
+
+    /// Where the pppd stand-in is: mounted over `/usr/local/sbin`, the first folder NetworkManager looks in for
+    /// `pppd` that this machine leaves empty.
+    private static var standInFolder: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Modem").path
+    }
+
     private var configuration: String {
-        """
-        [main]
-        plugins=keyfile
-        dns=none
-        rc-manager=unmanaged
-        hostname-mode=none
-        auth-polkit=false
-        no-auto-default=*
-        [keyfile]
-        path=\(directory)/connections
-        unmanaged-devices=except:interface-name:rn0
-        [connectivity]
-        uri=http://\(TestNetwork.gatewayIPv4)/check
-        response=\(Self.onlineAnswer)
-        interval=300
-        """
+        let managed =
+            managesModem
+            ? "unmanaged-devices=interface-name:rn0"
+            : """
+            unmanaged-devices=except:interface-name:rn0
+            [connectivity]
+            uri=http://\(TestNetwork.gatewayIPv4)/check
+            response=\(Self.onlineAnswer)
+            interval=300
+            """
+        return """
+            [main]
+            plugins=keyfile
+            dns=none
+            rc-manager=unmanaged
+            hostname-mode=none
+            auth-polkit=false
+            no-auto-default=*
+            [keyfile]
+            path=\(directory)/connections
+            \(managed)
+
+            """
     }
 
     // MARK: - The daemon
 
-    /// Starts NetworkManager (again, after ``kill()``) and waits until it manages `rn0`.
+    /// Starts NetworkManager (again, after ``kill()``) and waits until it manages `rn0`, or the modem.
     public func start() throws {
         let script = """
             set -e
@@ -79,6 +126,7 @@ public final class RealNetworkManager: @unchecked Sendable {
             mkdir -p /run/NetworkManager
             mount --bind \(directory)/run /run/NetworkManager
             mount --bind \(directory)/var /var/lib/NetworkManager
+            mount --bind \(Self.standInFolder) /usr/local/sbin
             mount -o remount,bind,ro /sys
             DBUS_SYSTEM_BUS_ADDRESS=\(bus.address) exec NetworkManager --debug --config=\(directory)/nm.conf \\
                 --config-dir=\(directory)/conf.d --system-config-dir=\(directory)/conf.d \\
@@ -89,7 +137,9 @@ public final class RealNetworkManager: @unchecked Sendable {
         let process = try Subprocess(
             ["ip", "netns", "exec", network.name, "unshare", "-m", "--propagation", "private", "sh", "\(directory)/start.sh"])
         daemon.hold(process)
-        guard eventually(timeout: 30, { (try? self.nmcli(["-t", "-f", "DEVICE", "device"]))?.contains("rn0") == true }) else {
+        let ready = managesModem ? ":gsm" : "rn0"
+        guard eventually(timeout: 30, { (try? self.nmcli(["-t", "-f", "DEVICE,TYPE", "device"]))?.contains(ready) == true })
+        else {
             throw CommandError(
                 command: ["NetworkManager"], result: CommandResult(status: 1, standardOutput: "", standardError: log))
         }
@@ -177,6 +227,10 @@ public final class RealNetworkManager: @unchecked Sendable {
         freeze(false)
         kill()
         try? setCheckServer(running: false)
-        bus.remove()
+        if ownsBus {
+            bus.remove()
+        } else {
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Debian's real ModemManager (1.20, with the AT modem of `Modem/at-modem.py`) and NetworkManager (1.42) on one private
+/// bus, NetworkManager dialling the modem over PPP as it does an LTE stick on a Raspberry Pi. The one mock is pppd:
+/// this kernel has no PPP, so `Modem/pppd`, a stand-in, makes `ppp0` (a `tun`) and reports to NetworkManager as pppd's
+/// plugin does. Everything else, the modem's bearer, NetworkManager's modem device and the external device it makes
+/// for `ppp0`, the routes, is the real daemons'.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(300)))
+struct RealModemLinkInNamespaceTests {
+    @Test func aPPPModemsFactsAreOnPPP0WhichIsCellularAndStaysMeteredOverTenReconnects() throws {
+        // Given a modem registered roaming on LTE, and NetworkManager's connection over it brought up
+        let network = try TestNetwork(ipv4: false, ipv6: false)
+        defer { network.remove() }
+        let modem = try RealModemManager(in: network, on: .init(registration: 5, act: 7, rssi: 20))
+        defer { modem.remove() }
+        let manager = try RealNetworkManager(managingModemOn: modem.bus, in: network)
+        defer { manager.remove() }
+        try manager.nmcli(["connection", "up", "mobile"])
+        let reach = ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(modem.bus.address)", ReachBinary.path]
+
+        // Then the internet's route is ppp0's, which is cellular, with the modem's technology, signal and roaming,
+        // and NetworkManager's metered
+        let first = try Self.status(network, reach)
+        let interface = first["interface"] as? [String: Any]
+        #expect(interface?.string("name") == "ppp0" && interface?.string("type") == "cellular")
+        #expect(first.string("connection") == "wwan" && (first["flags"] as? [String])?.contains("isWWAN") == true)
+        #expect(first.string("radioTechnology") == "lte4G" && first.bool("isRoaming") == true)
+        #expect(((first["signal"] as? [String: Any])?["percent"] as? Int ?? 0) > 0, "\(first)")
+        #expect(first.bool("isMetered") == true && first.bool("isExpensive") == true)
+        // And a target that prohibits cellular does not take it
+        let prohibited = try network.run(reach + ["status", "--prohibit", "cellular"])
+        #expect(prohibited.status == 1, "\(prohibited.standardOutput)")
+
+        // And every one-shot read has the modem's facts, which need the bearer's own read
+        var complete = 0
+        for _ in 0..<30 where try Self.status(network, reach)["radioTechnology"] != nil { complete += 1 }
+        print("PPP modem: \(complete) of 30 one-shot reads had the radio keys")
+        #expect(complete == 30)
+
+        // When NetworkManager reconnects ten times, making a new external device for ppp0 each time
+        var unmetered: [String] = []
+        for round in 1...10 {
+            try manager.nmcli(["connection", "down", "mobile"])
+            try manager.nmcli(["connection", "up", "mobile"])
+            let status = try Self.status(network, reach)
+            if status.bool("isMetered") != true { unmetered.append("reconnect \(round): \(status)") }
+        }
+        // Then the link stays metered, the modem device's word, whatever the external device's path
+        let devices = try Command.run(
+            ["busctl", "--address=\(modem.bus.address)", "tree", "--list", "org.freedesktop.NetworkManager"], check: true
+        ).lines.filter { $0.contains("/Devices/") }.compactMap { $0.split(separator: "/").last.flatMap { Int($0) } }
+        #expect((devices.max() ?? 0) > 10, "device paths \(devices)")
+        #expect(unmetered.isEmpty, "\(unmetered)")
+    }
+
+    /// `reach status --json`'s object.
+    private static func status(_ network: TestNetwork, _ reach: [String]) throws -> [String: Any] {
+        let result = try network.run(reach + ["status", "--json"])
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+}
