@@ -33,7 +33,12 @@ import NetworkReachabilityCore
 ///
 /// Any local user may send any connection a signal of the bus's maximum size: the reader decides from each header
 /// whether to read the message, decodes only what the bus and the services' current owners send, and discards the
-/// rest as it arrives.
+/// rest as it arrives. A service's owner is believed only when it runs as root: on a bus whose policy lets anyone own
+/// a service's name, another local user's process could say anything.
+///
+/// A modem's facts go to the links its data uses: its net ports, a connected bearer's own interface, and the link of
+/// NetworkManager's modem device for it (`ppp0`: ModemManager's PPP bearer names only its tty). Such a link is
+/// cellular whatever the kernel calls it (``linkTypes()``).
 public final class RadioDetails: Sendable {
     private struct State {
         /// Settled details by interface name.

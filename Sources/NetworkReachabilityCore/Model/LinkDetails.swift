@@ -1,5 +1,6 @@
 /// What a modem or a network manager knows of an interface that the kernel does not: the radio technology and signal
-/// of a cellular or Wi-Fi link, roaming, whether the connection is metered, and the manager's own connectivity check.
+/// of a cellular or Wi-Fi link, roaming, whether the connection is metered, and the manager's own connectivity check
+/// of the link.
 ///
 /// Each field is `nil` when no source says it. On Linux they come from ModemManager and NetworkManager through the
 /// `NetworkReachabilityRadio` product; a ``ReachabilityPath`` carries those of the interface its route uses.
@@ -14,7 +15,8 @@ public struct LinkDetails: Sendable, Hashable {
     public var isRoaming: Bool?
     /// Whether the connection is metered: NetworkManager's `Metered` is `yes` or `guess-yes`.
     public var isMetered: Bool?
-    /// The network manager's own connectivity check, for the whole host.
+    /// The network manager's own connectivity check of this link (NetworkManager's per-device check; its check of the
+    /// whole host where it has none per device).
     public var systemConnectivity: SystemConnectivity?
 
     /// Makes details; every field is optional.
