@@ -22,6 +22,8 @@ import Testing
 public struct OwnThreadTrait: TestTrait, SuiteTrait, TestScoping {
     /// How long each test may run once it has its lane, if limited.
     public var timeLimit: Duration?
+    /// Whether the test takes every lane: for a test whose bounds are timings that other blocking tests would skew.
+    public var isAlone = false
 
     /// Applies to every test of a suite it marks.
     public var isRecursive: Bool { true }
@@ -32,16 +34,20 @@ public struct OwnThreadTrait: TestTrait, SuiteTrait, TestScoping {
     /// s and six tests past their timing bounds.
     static let lanes = Lanes(width: 2 * max(2, ProcessInfo.processInfo.activeProcessorCount))
 
-    /// Runs a test case on its own queue once it has a lane, within ``timeLimit``.
+    /// Runs a test case on its own queue once it has its lanes, within its time limit. A test marked as well as its
+    /// suite runs once, with one queue: alone if either mark says so, within the shorter limit.
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }  // the suite itself: its tests get their own
-        // A test marked as well as its suite: one lane, one queue, the test's limit
-        if DispatchQueue.getSpecific(key: Self.ownQueue) == true { return try await limited(function) }
-        await Self.lanes.enter()
-        defer { Self.lanes.leave() }
-        try await withTaskExecutorPreference(QueueTaskExecutor(label: test.name)) { try await limited(function) }
+        guard DispatchQueue.getSpecific(key: Self.ownQueue) != true else { return try await function() }
+        let marks = test.traits.compactMap { $0 as? OwnThreadTrait }
+        let merged = OwnThreadTrait(
+            timeLimit: marks.compactMap(\.timeLimit).min(), isAlone: marks.contains(where: \.isAlone))
+        let lanes = merged.isAlone ? Self.lanes.width : 1
+        await Self.lanes.enter(taking: lanes)
+        defer { Self.lanes.leave(giving: lanes) }
+        try await withTaskExecutorPreference(QueueTaskExecutor(label: test.name)) { try await merged.limited(function) }
     }
 
     /// Runs `function`, on the task's preferred executor, recording an issue if it runs longer than ``timeLimit``.
@@ -90,43 +96,56 @@ extension Trait where Self == OwnThreadTrait {
     public static var ownThread: Self { Self() }
 
     /// Runs each test on a thread of its own, off Swift Testing's cooperative pool, and records it as failed when it
-    /// runs longer than `timeLimit` once it has its lane (``OwnThreadTrait``).
-    public static func ownThread(timeLimit: Duration) -> Self { Self(timeLimit: timeLimit) }
+    /// runs longer than `timeLimit` once it has its lane; `alone`, it takes every lane (``OwnThreadTrait``).
+    public static func ownThread(timeLimit: Duration? = nil, alone: Bool = false) -> Self {
+        Self(timeLimit: timeLimit, isAlone: alone)
+    }
 }
 
-/// A first-come, first-served gate of ``width`` places, entered by suspending.
+/// A first-come, first-served gate of ``width`` places, entered by suspending: one who needs more places than are free
+/// waits, and so does everyone after, so that a test that takes them all is not passed by a stream of others.
 final class Lanes: @unchecked Sendable {
+    /// How many places there are.
+    let width: Int
     private let lock = NSLock()
     private var free: Int  // guarded by `lock`
-    private var waiting: [CheckedContinuation<Void, Never>] = []  // guarded by `lock`
+    private var waiting: [(places: Int, continuation: CheckedContinuation<Void, Never>)] = []  // guarded by `lock`
 
-    init(width: Int) { free = width }
+    init(width: Int) {
+        self.width = width
+        free = width
+    }
 
-    /// Takes a place, suspending until one is free.
-    func enter() async {
+    /// Takes `places` places (at most ``width``), suspending until they are free and everyone before has had theirs.
+    func enter(taking places: Int) async {
         await withCheckedContinuation { continuation in
             let now = lock.withLock {
-                guard free > 0 else {
-                    waiting.append(continuation)
+                guard waiting.isEmpty, free >= places else {
+                    waiting.append((places, continuation))
                     return false
                 }
-                free -= 1
+                free -= places
                 return true
             }
             if now { continuation.resume() }
         }
     }
 
-    /// Gives the place back, to the longest waiter if there is one.
-    func leave() {
-        let next = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            guard !waiting.isEmpty else {
-                free += 1
-                return nil
+    /// How many wait for places now.
+    var queued: Int { lock.withLock { waiting.count } }
+
+    /// Gives `places` places back, to those waiting in order while they fit.
+    func leave(giving places: Int) {
+        let admitted = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            free += places
+            var admitted: [CheckedContinuation<Void, Never>] = []
+            while let first = waiting.first, first.places <= free {
+                free -= first.places
+                admitted.append(waiting.removeFirst().continuation)
             }
-            return waiting.removeFirst()
+            return admitted
         }
-        next?.resume()
+        for continuation in admitted { continuation.resume() }
     }
 }
 
