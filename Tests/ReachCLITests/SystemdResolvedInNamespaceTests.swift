@@ -64,6 +64,15 @@ struct SystemdResolvedInNamespaceTests {
         let internet = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         #expect(internet.bool("supportsDNS") == false)
         #expect(try Self.nat64(resolved)["nameServers"] as? [String] == [])
+
+        // When it starts again, its files as it left them, the watch says there is DNS again within a second
+        let second = output.lines.count
+        try resolved.restart()
+        let started = Date()  // it owns its name on the bus
+        let again = output.waitForLine(after: second, timeout: 10) { $0.contains("\"supportsDNS\":true") }
+        let restartSeconds = Date().timeIntervalSince(started)
+        print("systemd-resolved restarted: supportsDNS true \(restartSeconds) s after it took its name")
+        #expect(again != nil && restartSeconds < 1, "after \(restartSeconds) s")
     }
 
     private static func nat64(_ resolved: SystemdResolved) throws -> [String: Any] {

@@ -123,6 +123,28 @@ public final class SystemdResolved: @unchecked Sendable {
         daemon?.wait()
     }
 
+    /// Starts systemd-resolved again where it ran after ``stop()``, its files left as they were (as `systemctl
+    /// restart` does), and waits until it owns its name on the bus.
+    public func restart() throws {
+        let process = try Subprocess(
+            entering + [
+                "env", "DBUS_SYSTEM_BUS_ADDRESS=\(busAddress)", "sh", "-c",
+                "exec \(Self.root)/lib/systemd/systemd-resolved 2>>\(directory)/resolved.log",
+            ])
+        lock.withLock { processes.insert(process, at: 0) }  // the daemon is the first
+        guard
+            eventually(
+                timeout: 20,
+                {
+                    (try? Command.run(["busctl", "--address=\(self.busAddress)", "status", "org.freedesktop.resolve1"]))?
+                        .status == 0
+                })
+        else {
+            throw CommandError(
+                command: ["systemd-resolved"], result: CommandResult(status: 1, standardOutput: "", standardError: log))
+        }
+    }
+
     /// Runs a command where the daemon runs, and waits for it.
     @discardableResult
     public func run(_ arguments: [String]) throws -> CommandResult {

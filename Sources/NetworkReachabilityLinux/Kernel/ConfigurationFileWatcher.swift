@@ -2,8 +2,8 @@ import NetworkReachabilityCore
 import CNetlink
 
 /// Tells, through inotify (no polling), when `/etc/resolv.conf`, `/etc/hosts` or systemd-resolved's upstream list
-/// (`/run/systemd/resolve/resolv.conf`) change, and when the named network namespace the subscription lives in is
-/// deleted. Its descriptor joins the subscription's `poll`.
+/// (`/run/systemd/resolve/resolv.conf`) change or systemd-resolved starts (its socket is made), and when the named
+/// network namespace the subscription lives in is deleted. Its descriptor joins the subscription's `poll`.
 ///
 /// The resolver files are watched through their directory (for files replaced by rename) and one by one (for
 /// in-place writes, and for the bind mounts `ip netns exec` puts over them). systemd-resolved's directory exists only
@@ -23,7 +23,9 @@ final class ConfigurationFileWatcher {
     /// The watched resolver files, by directory; those in `/etc` also one by one, since `ip netns exec` mounts files
     /// over them.
     static let resolverFiles: [(directory: String, names: Set<String>, eachFile: Bool)] = [
-        ("/etc", ["resolv.conf", "hosts"], true), ("/run/systemd/resolve", ["resolv.conf"], false),
+        ("/etc", ["resolv.conf", "hosts"], true),
+        // systemd-resolved makes its varlink socket anew when it starts, and may leave its files as they were
+        ("/run/systemd/resolve", ["resolv.conf", "io.systemd.Resolve"], false),
         ("/run/systemd", ["resolve"], false),
     ]
 
