@@ -45,6 +45,10 @@ public final class RadioDetails: Sendable {
         var details: [String: LinkDetails] = [:]
         /// The links that carry a modem's data, which are cellular whatever the kernel calls them.
         var modemLinks: Set<String> = []
+        /// Whether a modem's PPP bearer is connected over a link no service has named yet.
+        var isPPPLinkUnknown = false
+        /// The link each tty's PPP last ran over, as NetworkManager named it; used by the reading thread only.
+        var pppLinks: [String: String] = [:]
         var handler: (@Sendable (Set<String>?) -> Void)?
         /// One line per source: connected, absent, or why not.
         var lines: [String] = []
@@ -218,10 +222,16 @@ public final class RadioDetails: Sendable {
             services[1].owner == nil
             ? (devices: [], connectivity: nil)
             : NetworkManagerFacts.devices(of: services[1].objects, reader: &managerReader)
-        let modems = ModemManagerFacts.joined(
+        var pppLinks = state.withLock { $0.pppLinks }
+        let (modems, isPPPLinkUnknown) = ModemManagerFacts.joined(
             services[0].owner == nil ? [] : ModemManagerFacts.modems(of: services[0].objects, reader: &modemReader),
-            to: manager.devices)
-        let links = NetworkManagerFacts.links(of: manager.devices)
+            to: manager.devices, pppLinks: &pppLinks)
+        // NetworkManager's word alone says a link carries a modem's data, ModemManager or not; and a link that did a
+        // moment ago is still one while its facts are kept (below)
+        let modemDeviceLinks = Set(manager.devices.filter { $0.isModem && $0.carriesIP }.map(\.link))
+        let joinedLinks = Set(modems.flatMap(\.interfaces)).union(modemDeviceLinks)
+        let meteredByModems = joinedLinks.union(state.withLock { $0.modemLinks })
+        let links = NetworkManagerFacts.links(of: manager.devices, modemLinks: meteredByModems)
         for complaint in modemReader.complaints + managerReader.complaints
         where loggedComplaints.insert(complaint).inserted {
             logger.warning("\(complaint)")
@@ -245,8 +255,9 @@ public final class RadioDetails: Sendable {
             for: services[1], facts: [NetworkManagerFacts.line(links: links, connectivity: manager.connectivity)])
         let now = MonotonicClock.milliseconds()
         let (changed, handler, lapse, newLines) = state.withLock {
-            state -> (Set<String>, (@Sendable (Set<String>?) -> Void)?, Int?, [String]) in
-            let (kept, lapse) = state.window.apply(readings, after: state.details, now: now)
+            state -> (Set<String>?, (@Sendable (Set<String>?) -> Void)?, Int?, [String]) in
+            let (kept, keptLapse) = state.window.apply(readings, after: state.details, now: now)
+            var lapse = keptLapse
             var changed: Set<String> = []
             var next: [String: LinkDetails] = [:]
             for (name, reading) in kept {
@@ -257,17 +268,23 @@ public final class RadioDetails: Sendable {
             }
             changed.formUnion(Set(state.details.keys).subtracting(next.keys))
             // A link stays a modem's while the window keeps its modem's facts, so that it loses both at once
-            let modemLinks = Set(cellular.keys).union(
+            let modemLinks = joinedLinks.union(
                 state.modemLinks.filter { kept[$0].map { $0.accessTechnologies != nil || $0.isRoaming != nil } ?? false })
             changed.formUnion(state.modemLinks.symmetricDifference(modemLinks))
             state.details = next
             state.modemLinks = modemLinks
+            state.pppLinks = pppLinks
+            // Whether unnamed links are a modem's concerns every link the kernel calls `other`
+            let everyLink = state.isPPPLinkUnknown != isPPPLinkUnknown
+            state.isPPPLinkUnknown = isPPPLinkUnknown
+            // A link that stopped being a modem's takes its devices' metered in a publish at once
+            if modemLinks != meteredByModems { lapse = now }
             let newLines = lines.filter { !state.lines.contains($0) }
             state.lines = lines
-            return (changed, state.handler, lapse, newLines)
+            return (everyLink ? nil : changed, state.handler, lapse, newLines)
         }
         for line in newLines { logger.info("radio details: \(line)") }
-        if !changed.isEmpty { handler?(changed) }
+        if changed.map({ !$0.isEmpty }) ?? true { handler?(changed) }
         if report.firstReadEnded { markSettled() }
         return lapse
     }
@@ -294,8 +311,15 @@ extension RadioDetails: LinkDetailsSource {
     package func onChange(_ handler: @escaping @Sendable (Set<String>?) -> Void) { state.withLock { $0.handler = handler } }
 
     /// Every link that carries a modem's data is cellular: a PPP link, which the kernel alone cannot tell from a DSL
-    /// line's, is a modem's when NetworkManager's modem device or ModemManager's bearer names it.
-    package func linkTypes() -> [String: NetworkInterface.InterfaceType] {
-        state.withLock { state in Dictionary(uniqueKeysWithValues: state.modemLinks.map { ($0, .cellular) }) }
+    /// line's, is a modem's when NetworkManager's modem device or ModemManager's bearer names it. While a modem's PPP
+    /// bearer is connected over a link no service has named yet (the moment between pppd making `ppp0` and
+    /// NetworkManager saying so), every link the kernel cannot tell is taken as the modem's: the costlier answer, so
+    /// that nothing that must not use a modem starts on it meanwhile.
+    package func linkTypes() -> ServiceLinkTypes.Said {
+        state.withLock { state in
+            ServiceLinkTypes.Said(
+                named: Dictionary(uniqueKeysWithValues: state.modemLinks.map { ($0, .cellular) }),
+                unnamed: state.isPPPLinkUnknown ? .cellular : nil)
+        }
     }
 }

@@ -98,9 +98,65 @@ struct RadioServicesOnBusTests {
         try fixture.bus.call(
             RadioFixture.modemManager, Self.bearerPath, RadioFixture.mock, "UpdateProperties",
             ["sa{sv}", ModemManagerFacts.bearer, "2", "Connected", "b", "false", "Interface", "s", ""])
-        let down = try #require(await updates.next { $0.path.details?.radioTechnology == nil })
+        let down = try #require(
+            await updates.next { $0.path.details?.radioTechnology == nil && $0.path.details?.isMetered != nil })
         #expect(down.path.interface?.type == .other && down.path.details?.isMetered == false)
         #expect(down.status == .reachable(.ethernetOrWiFi))
+    }
+
+    @Test func aPPPModemsLinkIsCellularFromItsFirstMomentAndWhileNetworkManagerRestarts() async throws {
+        // Given an AT modem on LTE whose PPP bearer is connected on ttyUSB2, and a new link ppp0 (`other` to the
+        // kernel) that no service has named yet: NetworkManager names it a moment after pppd made it
+        let fixture = try RadioFixture()
+        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
+        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
+        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+        try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
+        try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
+            [
+                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "ttyUSB2", "Connected",
+                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "1", "0",
+            ])
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
+            ["ssv", RadioFixture.modemInterface, "Bearers", "ao", "1", Self.bearerPath])
+        let reader = fixture.reader()
+        #expect(reader.waitUntilRead(timeout: .seconds(10)))
+        // Then ppp0 is taken as the modem's at once, the costlier answer; Ethernet stays Ethernet
+        let link = try NetworkReachability(address: "203.0.113.9", network: fixture.network)
+        #expect(try link.currentSnapshot().path.interface?.type == .cellular)
+        #expect(try link.currentSnapshot().path.isExpensive)
+        let ethernet = try NetworkReachability(address: "192.168.1.1", network: fixture.network)
+        #expect(try ethernet.currentSnapshot().path.interface?.type == .wiredEthernet)
+
+        // When NetworkManager names it, then stops (its modem device gone), though pppd and ModemManager's bearer stay
+        try fixture.bus.startService(RadioFixture.networkManager, template: "networkmanager")
+        let device = try Self.addDevice("9", interface: "ttyUSB2", type: 8, metered: 3, udi: RadioFixture.modem, to: fixture)
+        try fixture.updateNetworkManager(device, Self.device, [["IpInterface", "s", "ppp0"]])
+        var updates = link.updates.makeAsyncIterator()
+        #expect(await updates.next { $0.path.details?.isMetered == true && $0.path.details?.radioTechnology == .lte4G } != nil)
+        fixture.bus.stopService(RadioFixture.networkManager)
+        // Then, past the settle window, ppp0 is still the modem's: cellular, with its facts, and expensive
+        let gone = try #require(await updates.next { $0.path.details?.isMetered == nil })
+        #expect(gone.path.interface?.type == .cellular && gone.path.details?.radioTechnology == .lte4G && gone.path.isExpensive)
+    }
+
+    @Test func networkManagersModemDeviceAloneMakesItsLinkCellular() async throws {
+        // Given NetworkManager's modem device carrying IP on ppp0 (guess-yes), and no ModemManager on the bus
+        let fixture = try RadioFixture()
+        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
+        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
+        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+        try fixture.bus.startService(RadioFixture.networkManager, template: "networkmanager")
+        let device = try Self.addDevice("9", interface: "ttyUSB2", type: 8, metered: 3, udi: RadioFixture.modem, to: fixture)
+        try fixture.updateNetworkManager(device, Self.device, [["IpInterface", "s", "ppp0"]])
+        let reader = fixture.reader()
+        #expect(reader.waitUntilRead(timeout: .seconds(10)))
+        // Then ppp0 is cellular and metered, on NetworkManager's word
+        let path = try NetworkReachability(address: "203.0.113.9", network: fixture.network).currentSnapshot().path
+        #expect(path.interface?.type == .cellular && path.details?.isMetered == true, "\(path)")
     }
 
     @Test func aMultiplexedBearersOwnInterfaceHasItsModemsFacts() async throws {

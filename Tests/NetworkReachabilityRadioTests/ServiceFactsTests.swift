@@ -115,9 +115,40 @@ struct ServiceFactsTests {
                     metered: 3),
             ], reader: &reader
         ).devices
-        let joined = ModemManagerFacts.joined(modem, to: devices)
-        #expect(joined.first?.interfaces == ["ppp0"])
-        #expect(ModemManagerFacts.line(for: joined[0]) == "modem 0 on ppp0: LTE, 60 %")
+        var pppLinks: [String: String] = [:]
+        let joined = ModemManagerFacts.joined(modem, to: devices, pppLinks: &pppLinks)
+        #expect(joined.modems.first?.interfaces == ["ppp0"] && !joined.isPPPLinkUnknown)
+        #expect(ModemManagerFacts.line(for: joined.modems[0]) == "modem 0 on ppp0: LTE, 60 %")
+        #expect(pppLinks == ["ttyUSB0": "ppp0"])
+    }
+
+    @Test func aConnectedPPPModemKeepsItsLinkWhileNetworkManagerDoesNotNameItAndSaysWhenNoneIsKnown() {
+        let modem = Self.modems(Self.pppModem())
+        // Before NetworkManager ever named the link (a first connect): the link is not known
+        var pppLinks: [String: String] = [:]
+        let first = ModemManagerFacts.joined(modem, to: [], pppLinks: &pppLinks)
+        #expect(first.modems.first?.interfaces == [] && first.isPPPLinkUnknown)
+        // Once named, the tty's link is kept while NetworkManager is gone or names none (it restarts; a reconnect)
+        pppLinks = ["ttyUSB0": "ppp0"]
+        let kept = ModemManagerFacts.joined(modem, to: [], pppLinks: &pppLinks)
+        #expect(kept.modems.first?.interfaces == ["ppp0"] && !kept.isPPPLinkUnknown)
+    }
+
+    @Test func ofALinkThatCarriesAModemsDataOnlyAModemDeviceSaysNotMetered() {
+        var reader = PropertyReader(service: "NetworkManager")
+        // The external device NetworkManager makes for ppp0 (guess-no), alone: NetworkManager restarting
+        let external = NetworkManagerFacts.devices(
+            of: ["/org/freedesktop/NetworkManager/Devices/12": Self.device("ppp0", ip: "ppp0", type: 16, metered: 4)],
+            reader: &reader
+        ).devices
+        #expect(NetworkManagerFacts.links(of: external, modemLinks: ["ppp0"])["ppp0"]?.isMetered == nil)
+        #expect(NetworkManagerFacts.links(of: external)["ppp0"]?.isMetered == false)  // a link that is no modem's
+        // Another device's yes counts (a modem NetworkManager does not manage, on a link it says is metered)
+        let saysMetered = NetworkManagerFacts.devices(
+            of: ["/org/freedesktop/NetworkManager/Devices/3": Self.device("wwan0", ip: "wwan0", type: 14, metered: 3)],
+            reader: &reader
+        ).devices
+        #expect(NetworkManagerFacts.links(of: saysMetered, modemLinks: ["wwan0"])["wwan0"]?.isMetered == true)
     }
 
     @Test func aSignalThatIsNotRecentOrBesideNoTechnologyIsNoMeasure() {
@@ -127,5 +158,7 @@ struct ServiceFactsTests {
         // A modem being removed zeroes both a second before it goes
         let removed = Self.modems(Self.pppModem(technologies: 0, quality: 0)).first?.details
         #expect(removed?.signal == nil && removed?.radioTechnology == nil)
+        // A disabled modem's 0, called recent until the next poll, which a connected single port never makes
+        #expect(Self.modems(Self.pppModem(quality: 0)).first?.details.signal == nil)
     }
 }

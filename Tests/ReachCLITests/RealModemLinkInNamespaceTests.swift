@@ -9,7 +9,7 @@ import TestSupport
 /// for `ppp0`, the routes, is the real daemons'.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(300)))
 struct RealModemLinkInNamespaceTests {
-    @Test func aPPPModemsFactsAreOnPPP0WhichIsCellularAndStaysMeteredOverTenReconnects() throws {
+    @Test func aPPPModemsFactsAreOnPPP0WhichIsCellularFromItsFirstMomentAndStaysMeteredOverReconnectsAndACrash() throws {
         // Given a modem registered roaming on LTE, and NetworkManager's connection over it brought up
         let network = try TestNetwork(ipv4: false, ipv6: false)
         defer { network.remove() }
@@ -17,8 +17,14 @@ struct RealModemLinkInNamespaceTests {
         defer { modem.remove() }
         let manager = try RealNetworkManager(managingModemOn: modem.bus, in: network)
         defer { manager.remove() }
-        try manager.nmcli(["connection", "up", "mobile"])
         let reach = ["env", "DBUS_SYSTEM_BUS_ADDRESS=\(modem.bus.address)", ReachBinary.path]
+        // (watched from before the first connect: every state ppp0 ever had, and a target that prohibits cellular)
+        let watched = LineCollector()
+        _ = try network.start(reach + ["watch", "--json"], output: watched.pipe)
+        let prohibiting = LineCollector()
+        _ = try network.start(reach + ["watch", "--json", "--prohibit", "cellular"], output: prohibiting.pipe)
+        #expect(watched.waitForLine { _ in true } != nil && prohibiting.waitForLine { _ in true } != nil)
+        try manager.nmcli(["connection", "up", "mobile"])
 
         // Then the internet's route is ppp0's, which is cellular, with the modem's technology, signal and roaming,
         // and NetworkManager's metered
@@ -53,6 +59,29 @@ struct RealModemLinkInNamespaceTests {
         ).lines.filter { $0.contains("/Devices/") }.compactMap { $0.split(separator: "/").last.flatMap { Int($0) } }
         #expect((devices.max() ?? 0) > 10, "device paths \(devices)")
         #expect(unmetered.isEmpty, "\(unmetered)")
+
+        // When NetworkManager is killed (pppd and ppp0 stay), past the 3 s in which a lost fact is kept
+        manager.kill()
+        _ = watched.linesAfterQuiet(4)
+        // Then ppp0 is still the modem's: cellular and metered, from ModemManager's bearer and what NetworkManager said
+        let orphaned = try Self.status(network, reach)
+        #expect((orphaned["interface"] as? [String: Any])?.string("type") == "cellular", "\(orphaned)")
+        #expect(orphaned.bool("isMetered") != false, "\(orphaned)")
+
+        // And from the first connect on, through ten reconnects and the kill, ppp0 was never anything but a metered
+        // cellular link, and the target that prohibits cellular was never reachable over it
+        let states = watched.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let onPPP0 = states.filter { ($0["interface"] as? [String: Any])?.string("name") == "ppp0" }
+        let astray = onPPP0.filter {
+            ($0["interface"] as? [String: Any])?.string("type") != "cellular" || $0.bool("isMetered") == false
+        }
+        print("PPP modem: \(onPPP0.count) states on ppp0 over 11 connects and a kill, \(astray.count) not metered cellular")
+        #expect(onPPP0.count >= 11 && astray.isEmpty, "\(astray)")
+        let refused = prohibiting.lines.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let taken = refused.filter { $0.string("status") != "notReachable" || $0["interface"] is [String: Any] }
+        #expect(refused.count >= 1 && taken.isEmpty, "\(taken)")
     }
 
     /// `reach status --json`'s object.

@@ -17,7 +17,7 @@ package final class TargetEvaluator {
     let links: any LinkSource
     let classifier: any InterfaceClassifying
     /// What services say links are where the classifier cannot tell, as they said it when this evaluator was made.
-    private let serviceLinkTypes: [String: NetworkInterface.InterfaceType]
+    private let serviceLinkTypes: ServiceLinkTypes.Said
     /// NAT64 prefixes, advertised DNS servers and portal.
     let provisioning: ProvisioningDirectory
     let hosts: HostDirectory

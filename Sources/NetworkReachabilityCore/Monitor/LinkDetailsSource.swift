@@ -8,10 +8,10 @@ package protocol LinkDetailsSource: AnyObject, Sendable {
     /// The settled details of `interface`, or `nil` when the source knows nothing of it. Sources match the
     /// interface by name, the one thing ModemManager and NetworkManager say of it.
     func details(of interface: NetworkInterface) -> LinkDetails?
-    /// What the source says links are, by name, where it knows better than the platform can tell: a link that carries
-    /// a modem's data is cellular. The monitor asks whenever the source says something changed, and gives them to
-    /// its backend's ``ServiceLinkTypes``.
-    func linkTypes() -> [String: NetworkInterface.InterfaceType]
+    /// What the source says links are, where it knows better than the platform can tell: a link that carries a
+    /// modem's data is cellular, and so, for a moment, may be every link it has not named. The monitor asks whenever
+    /// the source says something changed, and gives them to its backend's ``ServiceLinkTypes``.
+    func linkTypes() -> ServiceLinkTypes.Said
     /// Sets the one handler the source calls, on any thread, with the names of the interfaces whose details changed;
     /// `nil` names means every interface.
     func onChange(_ handler: @escaping @Sendable (_ interfaces: Set<String>?) -> Void)
@@ -19,7 +19,7 @@ package protocol LinkDetailsSource: AnyObject, Sendable {
 
 extension LinkDetailsSource {
     /// No link described: every link is what the platform says.
-    package func linkTypes() -> [String: NetworkInterface.InterfaceType] { [:] }
+    package func linkTypes() -> ServiceLinkTypes.Said { ServiceLinkTypes.Said() }
 
     /// `snapshot` with its path's ``ReachabilityPath/details`` set from this source: the one place a path gets them.
     package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {

@@ -82,13 +82,14 @@ package enum BusBytes {
         var manager = PropertyReader(service: "NetworkManager")
         for service in services {
             let devices = NetworkManagerFacts.devices(of: service.objects, reader: &manager)
-            for modem in ModemManagerFacts.joined(
-                ModemManagerFacts.modems(of: service.objects, reader: &modems), to: devices.devices)
-            {
-                _ = ModemManagerFacts.line(for: modem)
-            }
+            var pppLinks: [String: String] = [:]
+            let joined = ModemManagerFacts.joined(
+                ModemManagerFacts.modems(of: service.objects, reader: &modems), to: devices.devices, pppLinks: &pppLinks)
+            for modem in joined.modems { _ = ModemManagerFacts.line(for: modem) }
+            let modemLinks = Set(joined.modems.flatMap(\.interfaces))
             _ = NetworkManagerFacts.line(
-                links: NetworkManagerFacts.links(of: devices.devices), connectivity: devices.connectivity)
+                links: NetworkManagerFacts.links(of: devices.devices, modemLinks: modemLinks),
+                connectivity: devices.connectivity)
         }
         return tally
     }

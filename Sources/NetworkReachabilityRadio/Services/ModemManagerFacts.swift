@@ -26,11 +26,13 @@ enum ModemManagerFacts {
         var path: String
         /// The interfaces that carry its data: its net ports, the interface of each connected bearer that names one
         /// (`wwan0.1` for a multiplexed modem), and the link of each NetworkManager modem device that drives it
-        /// (``joined(_:to:)``: `ppp0` for an AT modem, whose bearer names only its tty).
+        /// (``joined(_:to:pppLinks:)``: `ppp0` for an AT modem, whose bearer names only its tty).
         var interfaces: [String]
         var details: LinkDetails
         /// `MMModem3gppRegistrationState`, when the modem has a 3GPP interface.
         var registration: UInt32?
+        /// The tty of its connected PPP bearer (`ttyUSB0`), whose link only NetworkManager names.
+        var pppPort: String?
 
         /// The number ModemManager gives it (`mmcli -m 0`): the last part of its path.
         var number: String { path.split(separator: "/").last.map(String.init) ?? path }
@@ -52,6 +54,7 @@ enum ModemManagerFacts {
                 } ?? []
             let bearers = reader.read("Bearers", of: modem, at: path, expecting: "array (o)", Self.objectPaths) ?? []
             var names = ports.compactMap { $0 }.filter { $0.1 == Self.networkPortType }.map(\.0)
+            var pppPort: String?
             for bearer in bearers {
                 let properties = objects[bearer]?[Self.bearer]
                 let connected = reader.read("Connected", of: properties, at: bearer, expecting: "boolean") { $0.bool }
@@ -59,7 +62,10 @@ enum ModemManagerFacts {
                 // A PPP bearer's interface is the tty pppd runs on (`ttyUSB0`), not a network interface
                 let method = reader.read("Ip4Config", of: properties, at: bearer, expecting: "a{sv}") { $0.dictionary }?[
                     "method"]?.uint32
-                if connected == true, method != Self.pppMethod, let name, !name.isEmpty, !names.contains(name) {
+                guard connected == true, let name, !name.isEmpty else { continue }
+                if method == Self.pppMethod {
+                    pppPort = name
+                } else if !names.contains(name) {
                     names.append(name)
                 }
             }
@@ -70,9 +76,11 @@ enum ModemManagerFacts {
                 else { return nil }
                 return (quality, recent)
             }
-            // A quality ModemManager could not poll lately (a single AT port in data mode), or one beside no access
-            // technology (a modem disabled, searching or being removed: it zeroes both) is not a measure
-            let quality = reading.flatMap { $0.isRecent && technologies != 0 ? $0.quality : nil }
+            // A quality ModemManager could not poll lately (a single AT port in data mode), one beside no access
+            // technology (a modem disabled, searching or being removed: it zeroes both), and 0, its value for none
+            // (kept, and called recent, from a disable to the next poll, which a connected single port never makes),
+            // are not measures
+            let quality = reading.flatMap { $0.isRecent && $0.quality > 0 && technologies != 0 ? $0.quality : nil }
             var dBm: Double?
             for name in Self.readings where dBm == nil && quality != nil {
                 let reading = reader.read(name, of: interfaces[Self.signal], at: path, expecting: "a{sv}") { $0.dictionary }
@@ -89,22 +97,37 @@ enum ModemManagerFacts {
                     details: LinkDetails(
                         accessTechnologies: technologies, signal: quality.map { SignalStrength(percent: Int($0), dBm: dBm) },
                         isRoaming: roaming),
-                    registration: registration))
+                    registration: registration, pppPort: pppPort))
         }
         return modems
     }
 
     /// `modems`, each with the links of the NetworkManager modem devices whose `Udi` is its path: NetworkManager
     /// knows the link pppd made (`ppp0`), which ModemManager never learns.
-    static func joined(_ modems: [Modem], to devices: [NetworkManagerFacts.Device]) -> [Modem] {
-        modems.map { modem in
+    ///
+    /// A modem whose PPP bearer is connected keeps the link its tty's PPP last ran over (`pppLinks`, tty → link,
+    /// which this keeps) while NetworkManager does not name one: NetworkManager names it a moment after the link is
+    /// up, and not at all while it restarts, though pppd and the link stay. Returns whether a connected PPP bearer's
+    /// link is not known at all (its first connect, before NetworkManager names the link).
+    static func joined(
+        _ modems: [Modem], to devices: [NetworkManagerFacts.Device], pppLinks: inout [String: String]
+    ) -> (modems: [Modem], isPPPLinkUnknown: Bool) {
+        var isPPPLinkUnknown = false
+        let joined = modems.map { modem in
             var joined = modem
-            for device in devices
-            where device.isModem && device.carriesIP && device.udi == modem.path && !joined.interfaces.contains(device.link) {
-                joined.interfaces.append(device.link)
+            let named = devices.filter { $0.isModem && $0.carriesIP && $0.udi == modem.path }.map(\.link)
+            for link in named where !joined.interfaces.contains(link) { joined.interfaces.append(link) }
+            guard let port = modem.pppPort else { return joined }
+            if let link = named.first {
+                pppLinks[port] = link
+            } else if let link = pppLinks[port] {
+                if !joined.interfaces.contains(link) { joined.interfaces.append(link) }
+            } else {
+                isPPPLinkUnknown = true
             }
             return joined
         }
+        return (joined, isPPPLinkUnknown)
     }
 
     /// The bearers the modems name (`Modem.Bearers`): ModemManager exports them beside its object manager, not in it.

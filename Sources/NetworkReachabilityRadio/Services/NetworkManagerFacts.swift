@@ -101,12 +101,15 @@ enum NetworkManagerFacts {
 
     /// Each link's details from the devices that name it: the strongest device speaks for it (``Device/rank``; among
     /// equals, the one NetworkManager made first), and where two disagree about metered, the link is metered, the
-    /// costlier answer.
-    static func links(of devices: [Device]) -> [String: LinkDetails] {
+    /// costlier answer. Of a link in `modemLinks` (one that carries a modem's data) only a modem device may say it is
+    /// not metered: the external device NetworkManager makes for `ppp0` guesses no from its kind, and is alone while
+    /// the modem device is gone (NetworkManager restarting) or not yet joined.
+    static func links(of devices: [Device], modemLinks: Set<String> = []) -> [String: LinkDetails] {
         var links: [String: LinkDetails] = [:]
         for (link, named) in Dictionary(grouping: devices, by: \.link) {
             let ordered = named.sorted { ($0.rank, objectNumber($0.path)) < ($1.rank, objectNumber($1.path)) }
-            let metered = ordered.compactMap(\.isMetered)
+            let said = ordered.filter { $0.isModem || $0.isMetered == true || !modemLinks.contains(link) }
+            let metered = said.compactMap(\.isMetered)
             links[link] = LinkDetails(
                 signal: ordered.lazy.compactMap(\.signal).first,
                 isMetered: metered.isEmpty ? nil : metered.contains(true),
