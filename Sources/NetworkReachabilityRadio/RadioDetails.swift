@@ -38,7 +38,8 @@ import NetworkReachabilityCore
 ///
 /// A modem's facts go to the links its data uses: its net ports, a connected bearer's own interface, and the link of
 /// NetworkManager's modem device for it (`ppp0`: ModemManager's PPP bearer names only its tty). Such a link is
-/// cellular whatever the kernel calls it (``linkTypes()``).
+/// cellular whatever the kernel calls it; while a connected PPP bearer's link is not yet named, so is every link the
+/// kernel cannot tell.
 public final class RadioDetails: Sendable {
     private struct State {
         /// Settled details by interface name.
