@@ -12,9 +12,9 @@ import Prometheus
 /// the validator's queue replace the target's state not yet shown there (latest wins), and the loop shows every
 /// changed target once per turn, in the order they first changed, unless it ended as it was shown; a turn goes in
 /// steps of ``targetsPerStep`` targets, with the loop's other work between them. A turn begins at once after a calm,
-/// and at most every ``turnInterval`` otherwise: however fast the routes churn, the loop's work is bounded by the
-/// number of targets ten times a second, nothing queues up behind it, a scrape waits at most one step, and the last
-/// state of a burst is always shown.
+/// and otherwise at most every ``turnInterval`` and no sooner after the last one's end than that one's steps took: however
+/// fast the routes churn and however slow the machine, turns take at most half the loop's time, nothing queues up
+/// behind them, a scrape waits at most one step, and the last state of a burst is always shown.
 package final class ServedTargets: @unchecked Sendable {
     private struct Target {
         let text: String
@@ -46,10 +46,11 @@ package final class ServedTargets: @unchecked Sendable {
     private var unshown: Int
     private let ready: EventLoopPromise<Void>
     private let inbox = NIOLockedValueBox(Inbox())
-    /// When the last turn began, on the loop's clock; `nil` before the first.
-    private var lastTurn: NIODeadline?
-    /// The turn in progress: what it took from the inbox, and the targets still to show.
-    private var turn: (received: Inbox, left: ArraySlice<Int>)?
+    /// When the next turn may begin, on the loop's clock; `nil` before the first.
+    private var nextTurn: NIODeadline?
+    /// The turn in progress: what it took from the inbox, the targets still to show, when it began and what its steps
+    /// have taken so far.
+    private var turn: (received: Inbox, left: ArraySlice<Int>, began: NIODeadline, cost: TimeAmount)?
     /// Whether changes came while a turn was in progress, so another must follow it.
     private var turnWanted = false
 
@@ -103,10 +104,10 @@ package final class ServedTargets: @unchecked Sendable {
         if schedule { eventLoop.execute { self.scheduleTurn() } }
     }
 
-    /// Takes a turn now, or once the interval since the last one began has passed; one in progress is finished first.
+    /// Takes a turn now, or once the next may begin; one in progress is finished first.
     private func scheduleTurn() {
         guard turn == nil else { return turnWanted = true }
-        guard let due = lastTurn.map({ $0 + Self.turnInterval }), due > eventLoop.now else { return beginTurn() }
+        guard let due = nextTurn, due > eventLoop.now else { return beginTurn() }
         eventLoop.assumeIsolated().scheduleTask(deadline: due) { self.beginTurn() }
     }
 
@@ -117,21 +118,25 @@ package final class ServedTargets: @unchecked Sendable {
             defer { inbox = Inbox() }
             return inbox
         }
-        lastTurn = eventLoop.now
-        turn = (received, received.order[...])
+        turn = (received, received.order[...], eventLoop.now, .zero)
         step()
     }
 
     /// Shows the next targets of the turn, at most ``targetsPerStep``: what the loop has to do (scrapes, streams)
-    /// goes between steps. The last step ends the turn, and asks for the next if changes came meanwhile.
+    /// goes between steps. The last step ends the turn, sets when the next may begin, and asks for it if changes came
+    /// meanwhile.
     private func step() {
         guard var current = turn else { return }
+        let started = eventLoop.now
         for index in current.left.prefix(Self.targetsPerStep) { showLatest(ofTarget: index, in: current.received) }
         current.left = current.left.dropFirst(Self.targetsPerStep)
+        let ended = eventLoop.now
+        current.cost = current.cost + (ended - started)
         guard current.left.isEmpty else {
             turn = current
             return eventLoop.execute { self.step() }
         }
+        nextTurn = max(current.began + Self.turnInterval, ended + current.cost)
         turn = nil
         if turnWanted {
             turnWanted = false
