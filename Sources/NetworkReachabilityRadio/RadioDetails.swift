@@ -232,7 +232,8 @@ public final class RadioDetails: Sendable {
         let modemDeviceLinks = Set(manager.devices.filter { $0.isModem && $0.carriesIP }.map(\.link))
         let joinedLinks = Set(modems.flatMap(\.interfaces)).union(modemDeviceLinks)
         let meteredByModems = joinedLinks.union(state.withLock { $0.modemLinks })
-        let links = NetworkManagerFacts.links(of: manager.devices, modemLinks: meteredByModems)
+        let links = NetworkManagerFacts.links(
+            of: manager.devices, modemLinks: meteredByModems, unnamedAreModems: isPPPLinkUnknown)
         for complaint in modemReader.complaints + managerReader.complaints
         where loggedComplaints.insert(complaint).inserted {
             logger.warning("\(complaint)")

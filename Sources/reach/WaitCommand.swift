@@ -38,6 +38,8 @@ struct WaitCommand: AsyncParsableCommand {
             TargetWait(
                 argument: argument, reachability: reachability, validation: argument.isInternet ? parsed.validation : nil)
         }
+        // What the services say a link is counts for --require and --prohibit (ppp0 carrying a modem's data is cellular)
+        RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         let needed = mode == .all ? waits.count : 1
         let deadline = ContinuousClock.now + timeout.duration
         var reached: Set<Int>

@@ -143,6 +143,17 @@ struct ServiceFactsTests {
         ).devices
         #expect(NetworkManagerFacts.links(of: external, modemLinks: ["ppp0"])["ppp0"]?.isMetered == nil)
         #expect(NetworkManagerFacts.links(of: external)["ppp0"]?.isMetered == false)  // a link that is no modem's
+        // While a PPP bearer's link is unnamed (NetworkManager restarted and left pppd's ppp0 as an external device),
+        // a link of an unclear kind is taken as the modem's; an Ethernet link is not
+        let restarted = NetworkManagerFacts.devices(
+            of: [
+                "/org/freedesktop/NetworkManager/Devices/1": Self.device("ppp0", ip: "ppp0", type: 16, metered: 4),
+                "/org/freedesktop/NetworkManager/Devices/2": Self.device("eth0", ip: "eth0", type: 1, metered: 4),
+            ],
+            reader: &reader
+        ).devices
+        let unnamed = NetworkManagerFacts.links(of: restarted, unnamedAreModems: true)
+        #expect(unnamed["ppp0"]?.isMetered == nil && unnamed["eth0"]?.isMetered == false)
         // Another device's yes counts (a modem NetworkManager does not manage, on a link it says is metered)
         let saysMetered = NetworkManagerFacts.devices(
             of: ["/org/freedesktop/NetworkManager/Devices/3": Self.device("wwan0", ip: "wwan0", type: 14, metered: 3)],

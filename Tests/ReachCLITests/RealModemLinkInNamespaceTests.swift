@@ -38,6 +38,10 @@ struct RealModemLinkInNamespaceTests {
         // And a target that prohibits cellular does not take it
         let prohibited = try network.run(reach + ["status", "--prohibit", "cellular"])
         #expect(prohibited.status == 1, "\(prohibited.standardOutput)")
+        // (nor does a wait for one, and a wait that requires cellular ends at once)
+        let waitProhibiting = try network.run(reach + ["wait", "--prohibit", "cellular", "--timeout", "1"])
+        let waitRequiring = try network.run(reach + ["wait", "--require", "cellular", "--timeout", "10"])
+        #expect(waitProhibiting.status == 1 && waitRequiring.status == 0, "\(waitRequiring.standardError)")
 
         // And every one-shot read has the modem's facts, which need the bearer's own read
         var complete = 0
@@ -63,7 +67,8 @@ struct RealModemLinkInNamespaceTests {
         // When NetworkManager is killed (pppd and ppp0 stay), past the 3 s in which a lost fact is kept
         manager.kill()
         _ = watched.linesAfterQuiet(4)
-        // Then ppp0 is still the modem's: cellular and metered, from ModemManager's bearer and what NetworkManager said
+        // Then to a fresh reader ppp0 is still the modem's: cellular (ModemManager's PPP bearer is connected over a link
+        // no running service names) and never unmetered
         let orphaned = try Self.status(network, reach)
         #expect((orphaned["interface"] as? [String: Any])?.string("type") == "cellular", "\(orphaned)")
         #expect(orphaned.bool("isMetered") != false, "\(orphaned)")
@@ -75,7 +80,7 @@ struct RealModemLinkInNamespaceTests {
         let astray = onPPP0.filter {
             ($0["interface"] as? [String: Any])?.string("type") != "cellular" || $0.bool("isMetered") == false
         }
-        print("PPP modem: \(onPPP0.count) states on ppp0 over 11 connects and a kill, \(astray.count) not metered cellular")
+        print("PPP modem: \(onPPP0.count) states on ppp0 over 11 connects and a kill, \(astray.count) astray")
         #expect(onPPP0.count >= 11 && astray.isEmpty, "\(astray)")
         let refused = prohibiting.lines.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -44,6 +44,10 @@ enum NetworkManagerFacts {
         /// Whether the device drives a ModemManager modem.
         var isModem: Bool { type == NetworkManagerFacts.modemType }
 
+        /// Whether the device is of a kind whose link the kernel cannot tell from a modem's: generic, tun, IP tunnel
+        /// or PPP (`NMDeviceType` 14, 16, 17, 23), such as the external device NetworkManager makes for `ppp0`.
+        var isOfUnclearKind: Bool { type.map { [14, 16, 17, 23].contains($0) } ?? true }
+
         /// How strongly the device speaks for its link, strongest first: a modem device (the link carries the
         /// modem's data, whatever device NetworkManager made for the link itself), then the link's own device, then
         /// one that only carries its IP over it.
@@ -103,12 +107,16 @@ enum NetworkManagerFacts {
     /// equals, the one NetworkManager made first), and where two disagree about metered, the link is metered, the
     /// costlier answer. Of a link in `modemLinks` (one that carries a modem's data) only a modem device may say it is
     /// not metered: the external device NetworkManager makes for `ppp0` guesses no from its kind, and is alone while
-    /// the modem device is gone (NetworkManager restarting) or not yet joined.
-    static func links(of devices: [Device], modemLinks: Set<String> = []) -> [String: LinkDetails] {
+    /// the modem device is gone (NetworkManager restarting) or not yet joined. With `unnamedAreModems` (a modem's PPP
+    /// link is not named) so is every link whose device is of an unclear kind.
+    static func links(
+        of devices: [Device], modemLinks: Set<String> = [], unnamedAreModems: Bool = false
+    ) -> [String: LinkDetails] {
         var links: [String: LinkDetails] = [:]
         for (link, named) in Dictionary(grouping: devices, by: \.link) {
             let ordered = named.sorted { ($0.rank, objectNumber($0.path)) < ($1.rank, objectNumber($1.path)) }
-            let said = ordered.filter { $0.isModem || $0.isMetered == true || !modemLinks.contains(link) }
+            let isModems = modemLinks.contains(link) || (unnamedAreModems && ordered.allSatisfy(\.isOfUnclearKind))
+            let said = ordered.filter { $0.isModem || $0.isMetered == true || !isModems }
             let metered = said.compactMap(\.isMetered)
             links[link] = LinkDetails(
                 signal: ordered.lazy.compactMap(\.signal).first,
