@@ -222,15 +222,26 @@ public final class RealNetworkManager: @unchecked Sendable {
         }
     }
 
-    /// Kills NetworkManager and the check's server, and removes the bus and the folder.
+    /// Kills NetworkManager, the pppd stand-ins it started (a pppd outlives a NetworkManager killed with SIGKILL, as
+    /// the real one does) and the check's server, and removes the bus and the folder.
     public func remove() {
         freeze(false)
         kill()
+        killStandIns()
         try? setCheckServer(running: false)
         if ownsBus {
             bus.remove()
         } else {
             try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    /// Kills every process in the namespace that runs the pppd stand-in.
+    private func killStandIns() {
+        let pids = (try? Command.run(["ip", "netns", "pids", network.name]))?.lines.compactMap { Int32($0) } ?? []
+        for pid in pids {
+            let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
+            if String(decoding: commandLine, as: UTF8.self).contains("/usr/local/sbin/pppd") { Foundation.kill(pid, SIGKILL) }
         }
     }
 }
