@@ -45,9 +45,7 @@ struct RadioServicesOnBusTests {
         // Given an AT modem on LTE (one port, ttyUSB2, no net port), NetworkManager's modem device for it (metered
         // guess-yes), and a PPP link ppp0 that routes 203.0.113.0/24, which the kernel calls `other`
         let fixture = try RadioFixture()
-        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
-        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
-        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+        try Self.addPPPLink(to: fixture)
         try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
         try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
         for (name, type, value) in [("Ports", "a(su)", ["1", "ttyUSB2", "3"]), ("Bearers", "ao", ["0"])] {
@@ -73,12 +71,7 @@ struct RadioServicesOnBusTests {
         // When ModemManager connects a PPP bearer, which names its tty (outside its object manager, as the real daemon
         // exports bearers); NetworkManager's modem device gets ppp0 as its IP interface, and NetworkManager makes an
         // external device for ppp0 (metered guess-no) whose path sorts before the modem device's as text
-        try fixture.bus.call(
-            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
-            [
-                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "ttyUSB2", "Connected",
-                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "1", "0",
-            ])
+        try Self.addConnectedBearer(interface: "ttyUSB2", method: 1, to: fixture)
         try fixture.updateModem(RadioFixture.modemInterface, [["Bearers", "ao", "1", Self.bearerPath]])
         try fixture.updateNetworkManager(modemDevice, Self.device, [["IpInterface", "s", "ppp0"]])
         _ = try Self.addDevice("10", interface: "ppp0", type: 16, metered: 4, udi: "", to: fixture)
@@ -108,17 +101,10 @@ struct RadioServicesOnBusTests {
         // Given an AT modem on LTE whose PPP bearer is connected on ttyUSB2, and a new link ppp0 (`other` to the
         // kernel) that no service has named yet: NetworkManager names it a moment after pppd made it
         let fixture = try RadioFixture()
-        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
-        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
-        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+        try Self.addPPPLink(to: fixture)
         try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
         try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
-        try fixture.bus.call(
-            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
-            [
-                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "ttyUSB2", "Connected",
-                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "1", "0",
-            ])
+        try Self.addConnectedBearer(interface: "ttyUSB2", method: 1, to: fixture)
         try fixture.bus.call(
             RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
             ["ssv", RadioFixture.modemInterface, "Bearers", "ao", "1", Self.bearerPath])
@@ -146,9 +132,7 @@ struct RadioServicesOnBusTests {
     @Test func networkManagersModemDeviceAloneMakesItsLinkCellular() async throws {
         // Given NetworkManager's modem device carrying IP on ppp0 (guess-yes), and no ModemManager on the bus
         let fixture = try RadioFixture()
-        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
-        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
-        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+        try Self.addPPPLink(to: fixture)
         try fixture.bus.startService(RadioFixture.networkManager, template: "networkmanager")
         let device = try Self.addDevice("9", interface: "ttyUSB2", type: 8, metered: 3, udi: RadioFixture.modem, to: fixture)
         try fixture.updateNetworkManager(device, Self.device, [["IpInterface", "s", "ppp0"]])
@@ -164,12 +148,7 @@ struct RadioServicesOnBusTests {
         let fixture = try RadioFixture()
         try fixture.bus.startService(RadioFixture.modemManager, template: "modemmanager")
         try fixture.bus.call(RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddSimpleModem")
-        try fixture.bus.call(
-            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
-            [
-                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", "wwan0.1", "Connected",
-                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "3", "0",
-            ])
+        try Self.addConnectedBearer(interface: "wwan0.1", method: 3, to: fixture)
         try fixture.bus.call(
             RadioFixture.modemManager, RadioFixture.modem, RadioFixture.mock, "AddProperty",
             ["ssv", RadioFixture.modemInterface, "Bearers", "ao", "1", Self.bearerPath])
@@ -188,6 +167,25 @@ struct RadioServicesOnBusTests {
             #expect(reader.summary.contains("ModemManager: modem 8 on wwan0.1: LTE, 70 %"))
         }
         #expect(complete == 10)
+    }
+
+    /// Adds ppp0 to the fixture's network, a point-to-point link (`other` to the kernel) that routes 203.0.113.0/24.
+    private static func addPPPLink(to fixture: RadioFixture) throws {
+        try fixture.network.addInterface("ppp0", type: .other, isPointToPoint: true)
+        try fixture.network.addAddress("10.65.0.2/32", to: "ppp0")
+        try fixture.network.addRoute(to: "203.0.113.0/24", interface: "ppp0")
+    }
+
+    /// Adds ModemManager's connected bearer at ``bearerPath``, naming `interface`, with `Ip4Config.method` `method`
+    /// (1 ppp, 3 static), outside the object manager as the real daemon exports bearers; the modem's `Bearers` is the
+    /// caller's to set.
+    private static func addConnectedBearer(interface: String, method: UInt32, to fixture: RadioFixture) throws {
+        try fixture.bus.call(
+            RadioFixture.modemManager, RadioFixture.modemManagerRoot, RadioFixture.mock, "AddObject",
+            [
+                "ssa{sv}a(ssss)", Self.bearerPath, ModemManagerFacts.bearer, "3", "Interface", "s", interface, "Connected",
+                "b", "true", "Ip4Config", "a{sv}", "1", "method", "u", "\(method)", "0",
+            ])
     }
 
     /// Adds a NetworkManager device `name` for `interface` of `type` (`NMDeviceType`), `metered` (`NMMetered`), whose
