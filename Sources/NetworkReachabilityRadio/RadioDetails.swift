@@ -229,7 +229,7 @@ public final class RadioDetails: Sendable {
             to: manager.devices, pppLinks: &pppLinks)
         // NetworkManager's word alone says a link carries a modem's data, ModemManager or not; and a link that did a
         // moment ago is still one while its facts are kept (below)
-        let modemDeviceLinks = Set(manager.devices.filter { $0.isModem && $0.carriesIP }.map(\.link))
+        let modemDeviceLinks = Set(manager.devices.filter(\.carriesModemData).map(\.link))
         let joinedLinks = Set(modems.flatMap(\.interfaces)).union(modemDeviceLinks)
         let meteredByModems = joinedLinks.union(state.withLock { $0.modemLinks })
         let links = NetworkManagerFacts.links(

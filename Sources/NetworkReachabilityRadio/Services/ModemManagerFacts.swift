@@ -115,7 +115,7 @@ enum ModemManagerFacts {
         var isPPPLinkUnknown = false
         let joined = modems.map { modem in
             var joined = modem
-            let named = devices.filter { $0.isModem && $0.carriesIP && $0.udi == modem.path }.map(\.link)
+            let named = devices.filter { $0.carriesModemData && $0.udi == modem.path }.map(\.link)
             for link in named where !joined.interfaces.contains(link) { joined.interfaces.append(link) }
             guard let port = modem.pppPort else { return joined }
             if let link = named.first {

@@ -44,6 +44,9 @@ enum NetworkManagerFacts {
         /// Whether the device drives a ModemManager modem.
         var isModem: Bool { type == NetworkManagerFacts.modemType }
 
+        /// Whether ``link`` carries a modem's data: a modem device whose IP traffic is up on it.
+        var carriesModemData: Bool { isModem && carriesIP }
+
         /// Whether the device is of a kind whose link the kernel cannot tell from a modem's: generic, tun, IP tunnel
         /// or PPP (`NMDeviceType` 14, 16, 17, 23), such as the external device NetworkManager makes for `ppp0`.
         var isOfUnclearKind: Bool { type.map { [14, 16, 17, 23].contains($0) } ?? true }
