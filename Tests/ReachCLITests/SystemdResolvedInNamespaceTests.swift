@@ -65,6 +65,21 @@ struct SystemdResolvedInNamespaceTests {
         #expect(internet.bool("supportsDNS") == false)
         #expect(try Self.nat64(resolved)["nameServers"] as? [String] == [])
 
+        // When something binds its socket and listens only 300 ms later, as systemd-resolved does for a moment at
+        // each start (a connection between the two is refused), the watch says there is DNS once it listens, and
+        // none when it goes
+        let binding = output.lines.count
+        let lateListener = try resolved.start(["python3", "-c", Self.lateListener])
+        let bound = Date()
+        let listened = output.waitForLine(after: binding, timeout: 10) { $0.contains("\"supportsDNS\":true") }
+        let listenSeconds = Date().timeIntervalSince(bound)
+        print("a socket listened on 0.3 s after it was bound: supportsDNS true after \(listenSeconds) s")
+        #expect(listened != nil && listenSeconds < 1, "after \(listenSeconds) s")
+        let listening = output.lines.count
+        lateListener.send(SIGTERM)
+        _ = lateListener.wait()
+        #expect(output.waitForLine(after: listening, timeout: 10) { $0.contains("\"supportsDNS\":false") } != nil)
+
         // When it starts again, its files as it left them, the watch says there is DNS again within a second
         let second = output.lines.count
         try resolved.restart()
@@ -74,6 +89,18 @@ struct SystemdResolvedInNamespaceTests {
         print("systemd-resolved restarted: supportsDNS true \(restartSeconds) s after it took its name")
         #expect(again != nil && restartSeconds < 1, "after \(restartSeconds) s")
     }
+
+    /// Binds systemd-resolved's socket, listens 300 ms later and holds it a minute.
+    private static let lateListener = """
+        import os, socket, time
+        path = "/run/systemd/resolve/io.systemd.Resolve"
+        if os.path.exists(path): os.unlink(path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(path)
+        time.sleep(0.3)
+        listener.listen(16)
+        time.sleep(60)
+        """
 
     private static func nat64(_ resolved: SystemdResolved) throws -> [String: Any] {
         let result = try resolved.run([ReachBinary.path, "nat64", "--json", "--wait", "0.1"])

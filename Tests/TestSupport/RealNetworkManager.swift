@@ -240,8 +240,8 @@ public final class RealNetworkManager: @unchecked Sendable {
     private func killStandIns() {
         let pids = (try? Command.run(["ip", "netns", "pids", network.name]))?.lines.compactMap { Int32($0) } ?? []
         for pid in pids {
-            let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
-            if String(decoding: commandLine, as: UTF8.self).contains("/usr/local/sbin/pppd") { Foundation.kill(pid, SIGKILL) }
+            let commandLine = (try? TestFile.text("/proc/\(pid)/cmdline")) ?? ""
+            if commandLine.contains("/usr/local/sbin/pppd") { Foundation.kill(pid, SIGKILL) }
         }
     }
 }

@@ -95,24 +95,32 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             pollfd(fd: configurationFiles?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
             pollfd(fd: systemdResolved.descriptor, events: Int16(POLLIN), revents: 0),
         ]
-        // Block without end, unless an advertised lifetime lapses first.
-        let timeout = provisioning.nextDeadline.map { Int32(clamping: max(0, $0 - MonotonicClock.milliseconds())) } ?? -1
+        // Block without end, unless an advertised lifetime lapses or a refused systemd-resolved is tried again first.
+        let deadline = [provisioning.nextDeadline, systemdResolved.retryDeadline].compactMap { $0 }.min()
+        let timeout = deadline.map { Int32(clamping: max(0, $0 - MonotonicClock.milliseconds())) } ?? -1
         let ready: Int32
         do {
             ready = try SystemCall.run("poll") { poll(&descriptors, nfds_t(descriptors.count), timeout) }
         } catch {
             return .failed(error)
         }
+        let now = MonotonicClock.milliseconds()
         if ready == 0 {
-            return provisioning.expire(at: MonotonicClock.milliseconds()) ? .changed(.everything) : .woken
+            if provisioning.expire(at: now) { return .changed(.everything) }
+            guard systemdResolved.retryIsDue(at: now) else { return .woken }
+            provisioning.rediscover()
+            nameServersConfigured = nil
+            return .resolverConfigurationChanged
         }
         if descriptors[1].revents != 0 { SystemCall.consumeEvent(wakeDescriptor) }
         let files = descriptors[2].revents != 0 ? configurationFiles?.drain() ?? [] : []
         if files.contains(.namespaceDeleted) {
             return .failed(.networkNamespaceDeleted(watchedNamespace?.path ?? ""))
         }
+        if files.contains(.resolverConfiguration) { systemdResolved.filesChanged() }
         let resolverStopped = descriptors[3].revents != 0 && systemdResolved.drain()
-        let resolverChanged = files.contains(.resolverConfiguration) || resolverStopped
+        let resolverChanged =
+            files.contains(.resolverConfiguration) || resolverStopped || systemdResolved.retryIsDue(at: now)
         // DNS64 is asked again here, not by the monitor, so it happens even when network changes arrived in
         // the same wake-up and the answer below says only `.changed`.
         if resolverChanged {
