@@ -54,7 +54,34 @@ public final class DurableWorkQueue: Sendable {
         /// Follows the validator's outcomes, while the queue runs.
         var validation: Task<Void, Never>?
         var isStopped = false
+        /// Ends of runs not yet committed (the disk was full, say), committed again at each look: a job whose run
+        /// ended is never run again for want of a write.
+        var unrecorded: [Int64: Outcome] = [:]
+        /// After a look failed for want of storage: the wait before the next, and the timer that wakes it.
+        var storageRetryDelay: Duration?
+        var storageTimer: Task<Void, Never>?
+        /// Why the queue stopped by itself, once it did; and who waits to hear it.
+        var failure: QueueError?
+        var failureWaiters: [CheckedContinuation<QueueError?, Never>] = []
+
+        /// The waiters of ``DurableWorkQueue/failure()``, taken to be resumed outside the lock.
+        mutating func takeFailureWaiters() -> [CheckedContinuation<QueueError?, Never>] {
+            defer { failureWaiters = [] }
+            return failureWaiters
+        }
     }
+
+    /// How a run ended, as the file records it.
+    private enum Outcome {
+        case succeeded
+        case failed(reason: String)
+        case interrupted
+    }
+
+    /// The first wait before a look that failed for want of storage is tried again; each later one is twice the one
+    /// before, up to ``longestStorageRetryDelay``.
+    static let firstStorageRetryDelay = Duration.seconds(1)
+    static let longestStorageRetryDelay = Duration.seconds(10)
 
     private let store: JobStore
     private let makeReachability: @Sendable (ReachabilityTarget) throws(ReachabilityError) -> NetworkReachability
@@ -151,7 +178,7 @@ public final class DurableWorkQueue: Sendable {
     /// The descriptor of the worker's lock while the queue runs: a process started by a handler that inherits it
     /// keeps the file's jobs from a second worker until it ends, even when this process was killed. `reach queue run`
     /// hands it to its commands.
-    package var workerLockDescriptor: Int32? { state.withLock { $0.signal?.lock } }
+    package var workerLockDescriptor: Int32? { state.withLock { $0.signal?.file.descriptor } }
 
     /// Starts running jobs: a run the last process did not finish is queued again first.
     ///
@@ -165,9 +192,11 @@ public final class DurableWorkQueue: Sendable {
         guard !state.withLock(\.isStopped) else { return }
         if state.withLock({ $0.signal == nil }) {
             let wake = self.wake
-            let signal = try WorkerSignal(database: store.path) { wake.yield() }
+            try store.file.checkRunnable()
+            let signal = try WorkerSignal(file: store.file) { wake.yield() }
             state.withLock { $0.signal = signal }
         }
+        store.keepReserve()
         let recovered = try store.recoverInterruptedRuns()
         if recovered > 0 { logger.info("\(recovered) runs the last process did not finish are queued again") }
         state.withLock { state in
@@ -188,6 +217,7 @@ public final class DurableWorkQueue: Sendable {
             state.isStopped = true
             state.validation?.cancel()
             state.retryTimer?.cancel()
+            state.storageTimer?.cancel()
             for id in state.running.keys { state.running[id]?.interrupted = true }
             return (state.loop, state.running.values.map(\.task))
         }
@@ -201,19 +231,83 @@ public final class DurableWorkQueue: Sendable {
         }
         for reachability in watches { reachability.stopListening() }
         state.withLock { $0.signal.take() }?.release()
+        for waiter in state.withLock({ $0.takeFailureWaiters() }) { waiter.resume(returning: nil) }
+    }
+
+    /// Waits until the queue stops by itself because its file can no longer be used, and returns why: it was damaged
+    /// (``QueueError/damaged(path:reason:)``), replaced by one that is not a queue, or made unsafe. Returns `nil`
+    /// once ``stop()`` was called. A full disk or a failed write does not stop the queue: it tries again, 1 s later
+    /// at first, then up to every 10 s, and logs each failure as an error.
+    public func failure() async -> QueueError? {
+        await withCheckedContinuation { continuation in
+            let known = state.withLock { state -> QueueError?? in
+                if state.failure != nil || state.isStopped { return .some(state.failure) }
+                state.failureWaiters.append(continuation)
+                return .none
+            }
+            if let known { continuation.resume(returning: known) }
+        }
     }
 
     private func run() async {
         for await _ in wakes {
             guard !state.withLock(\.isStopped) else { break }
             do {
+                try recordUnrecordedEnds()
                 try cutRemovedRuns()
                 try startDueJobs()
                 try scheduleNextDue()
                 try metrics.record(store.counts())
+                store.keepReserve()
+                state.withLock { $0.storageRetryDelay = nil }
+            } catch .damaged(let path, let reason) {
+                failed(.damaged(path: path, reason: reason))
+            } catch .notADatabase(let path) {
+                failed(.notADatabase(path: path))
+            } catch .unsafe(let path, let reason) {
+                failed(.unsafe(path: path, reason: reason))
             } catch {
-                logger.error("\(error)")
+                retryAfterStorageFailure(error)
             }
+        }
+    }
+
+    /// The file can no longer be used: nothing more starts, and ``failure()`` says why.
+    private func failed(_ error: QueueError) {
+        logger.critical("\(error)")
+        let waiters = state.withLock { state in
+            state.failure = state.failure ?? error
+            state.isStopped = true
+            return state.takeFailureWaiters()
+        }
+        for waiter in waiters { waiter.resume(returning: error) }
+    }
+
+    /// A look failed for want of storage (a full disk, a failed write): it is tried again after a wait that doubles
+    /// from 1 s up to 10 s, and the failure is logged as an error each time.
+    private func retryAfterStorageFailure(_ error: QueueError) {
+        let wake = self.wake
+        let delay = state.withLock { state -> Duration in
+            let delay = state.storageRetryDelay.map { min($0 * 2, Self.longestStorageRetryDelay) } ?? Self.firstStorageRetryDelay
+            state.storageRetryDelay = delay
+            state.storageTimer?.cancel()
+            state.storageTimer = Task {
+                guard (try? await Task.sleep(for: delay)) != nil else { return }
+                wake.yield()
+            }
+            return delay
+        }
+        logger.error("\(error); trying again in \(delay.components.seconds) s")
+    }
+
+    /// Commits the ends of runs an earlier commit failed to record.
+    private func recordUnrecordedEnds() throws(QueueError) {
+        for (id, outcome) in state.withLock({ $0.unrecorded }) {
+            do {
+                try record(outcome, of: id)
+            } catch .noSuchJob {
+            }
+            state.withLock { _ = $0.unrecorded.removeValue(forKey: id) }
         }
     }
 
@@ -264,26 +358,43 @@ public final class DurableWorkQueue: Sendable {
 
     private func finished(_ id: Int64, _ result: Result<Void, any Error>) {
         let interrupted = state.withLock { $0.running.removeValue(forKey: id)?.interrupted ?? false }
+        let outcome: Outcome
+        switch result {
+        case .success:
+            metrics.recordRun(.succeeded)
+            outcome = .succeeded
+        case .failure where interrupted:
+            metrics.recordRun(.interrupted)
+            outcome = .interrupted
+        case .failure(let error):
+            metrics.recordRun(.failed)
+            outcome = .failed(reason: "\(error)")
+        }
         do {
-            switch result {
-            case .success:
-                metrics.recordRun(.succeeded)
-                try store.complete(id)
-            case .failure where interrupted:
-                metrics.recordRun(.interrupted)
-                try store.giveBack(id)
-                logger.debug("job \(id): interrupted; queued again")
-            case .failure(let error):
-                metrics.recordRun(.failed)
-                let now = try store.fail(id, now: JobStore.now(), reason: "\(error)")
-                logger.debug("job \(id) failed: \(error); now \(now.rawValue)")
-            }
+            try record(outcome, of: id)
         } catch .noSuchJob {
             logger.debug("job \(id) was removed while it ran")
         } catch {
-            logger.error("job \(id): \(error)")
+            // Kept, and committed at the next look: the job is not run again meanwhile (it is not in the running
+            // set, and claims take only waiting and retrying jobs).
+            state.withLock { $0.unrecorded[id] = outcome }
+            logger.error("job \(id): its end is not recorded yet: \(error)")
         }
         wake.yield()
+    }
+
+    /// Commits how a run ended.
+    private func record(_ outcome: Outcome, of id: Int64) throws(QueueError) {
+        switch outcome {
+        case .succeeded:
+            try store.complete(id)
+        case .interrupted:
+            try store.giveBack(id)
+            logger.debug("job \(id): interrupted; queued again")
+        case .failed(let reason):
+            let now = try store.fail(id, now: JobStore.now(), reason: reason)
+            logger.debug("job \(id) failed: \(reason); now \(now.rawValue)")
+        }
     }
 
     /// Cancels the runs of jobs removed from the file while they ran (`reach queue remove`, or a submission that
@@ -361,3 +472,4 @@ public final class DurableWorkQueue: Sendable {
         return cut
     }
 }
+

@@ -1,6 +1,11 @@
 import Foundation
 import GRDB
 import NetworkReachabilityCore
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// The durable queue's jobs in an SQLite database (GRDB, WAL mode): every change is one transaction, committed before
 /// the call returns, so a process killed at any moment leaves each job either whole or absent, and never loses one
@@ -30,72 +35,147 @@ package final class JobStore: Sendable {
     /// The file, as given.
     package let path: String
     private let limits: QueueLimits
-    private let database: DatabasePool
+    /// The file, opened and checked before SQLite opens it, and held until SQLite's connections are closed.
+    package let file: QueueFileHandle
+    private let database: any DatabaseWriter
+    /// Whether the file was opened only to be read (`reach queue list`): nothing is created, migrated or written.
+    private let readOnly: Bool
 
-    /// Opens the queue in `path`, creating the file when it does not exist.
+    /// Space kept free beside the file by its worker (`PATH.reserve`), given up when a write meets a full disk: a run's
+    /// end and a removal commit however full the disk is, and a worker's restart recovers its runs.
+    package static let reserveBytes = 256 * 1024
+
+    /// Opens the queue in `path`, creating the file when it does not exist (unless `readOnly`).
     ///
-    /// The database file itself is only ever opened and closed by SQLite: closing any descriptor of a file drops every
-    /// POSIX lock the process holds on it, SQLite's included, and another process may then take the write-ahead log
-    /// from under this one (commits were lost that way, in a test of eight processes creating one file).
+    /// The database file is opened by ``QueueFileHandle`` first (no link followed, a regular file with one name), and
+    /// then only by SQLite: closing any descriptor of a file drops every POSIX lock the process holds on it, SQLite's
+    /// included, and another process may then take the write-ahead log from under this one (commits were lost that
+    /// way, in a test of eight processes creating one file).
     ///
-    /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not an SQLite database or holds other tables
-    ///   (it is left as it is), ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or created.
-    package init(path: String, limits: QueueLimits = QueueLimits()) throws(QueueError) {
+    /// - Throws: ``QueueError/notADatabase(path:)`` for a file that is not an SQLite database or holds other tables,
+    ///   ``QueueError/damaged(path:reason:)`` for a damaged one (both are left as they are),
+    ///   ``QueueError/unsafe(path:reason:)`` for a link or a file that is not regular, ``QueueError/full(reason:)``
+    ///   when the disk is too full to create it, ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or
+    ///   created.
+    package init(path: String, limits: QueueLimits = QueueLimits(), readOnly: Bool = false) throws(QueueError) {
         self.path = path
         self.limits = limits
+        self.readOnly = readOnly
+        if !readOnly && !SystemFile.exists(path) { try Self.create(path) }
+        file = try QueueFileHandle(path: path, writable: !readOnly)
         do {
-            if !FileManager.default.fileExists(atPath: path) { try Self.create(path) }
-            try Self.checkIsOurs(path)
-            database = try DatabasePool(path: path, configuration: Self.configuration)
-            try Self.migrator.migrate(database)
+            let isEmpty = try Self.checkIsOurs(path)
+            if readOnly {
+                var configuration = Self.configuration
+                configuration.readonly = true
+                if isEmpty {  // no jobs, and nothing is written to make the schema
+                    let memory = try DatabaseQueue()
+                    try Self.migrator.migrate(memory)
+                    database = memory
+                } else {
+                    database = try DatabaseQueue(path: path, configuration: configuration)
+                }
+            } else {
+                database = try DatabasePool(path: path, configuration: Self.configuration)
+                try Self.migrator.migrate(database)
+            }
         } catch {
             throw Self.queueError(error, path: path, opening: true)
         }
+    }
+
+    deinit {
+        // SQLite's connections close before the file's descriptor does, which would drop their locks.
+        try? (database as? DatabasePool)?.close()
+        try? (database as? DatabaseQueue)?.close()
     }
 
     /// Every connection's set-up.
     private static var configuration: Configuration {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)  // another process's write transaction, never held for long
-        // A commit is on the disk before it returns, power cuts included (WAL's default, NORMAL, may lose the last
-        // commits when the power goes, which a field device's reboot is).
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        configuration.prepareDatabase { db in
+            // A commit is on the disk before it returns, power cuts included (WAL's default, NORMAL, may lose the
+            // last commits when the power goes, which a field device's reboot is).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // A done job's command line (often with a token) is overwritten, not left in a free page.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
         return configuration
     }
 
     /// Makes a new queue's file whole, in WAL mode with its schema, beside `path` under a name of its own, and links it
     /// into place: processes that create one file at once never meet half of it, and the first to link wins (the
-    /// others' files are removed, and they open the winner's).
-    private static func create(_ path: String) throws {
+    /// others' files are removed, and they open the winner's). It is made with mode 0660 less the umask, which its
+    /// journals take: its user and, where the umask allows, its group may add jobs; others may not read it.
+    private static func create(_ path: String) throws(QueueError) {
+        removeAbandonedBuilds(of: path)
         let building = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        defer { try? FileManager.default.removeItem(atPath: building) }
+        defer { SystemFile.removeWithJournals(building) }
+        let made = open(building, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o660)
+        guard made >= 0 else {
+            if errno == ENOSPC { throw .full(reason: "the disk is full") }
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        close(made)
         do {
             let pool = try DatabasePool(path: building, configuration: configuration)
             try migrator.migrate(pool)
             try pool.close()
+        } catch {
+            throw queueError(error, path: path, opening: true)
         }
         guard link(building, path) == 0 || errno == EEXIST else {
-            throw QueueError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            if errno == ENOSPC { throw .full(reason: "the disk is full") }
+            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
     }
 
-    /// Throws ``QueueError/notADatabase(path:)`` unless the file at `path` is this queue's (or empty): an SQLite
-    /// database in WAL mode with no table but the queue's. It is read through a connection that writes nothing: a
-    /// pool would switch a database in rollback mode to WAL, which writes its header, and another program's file
-    /// must be left byte for byte.
-    private static func checkIsOurs(_ path: String) throws {
-        var readOnly = Configuration()
-        readOnly.readonly = true
-        readOnly.busyMode = .timeout(10)
-        let (mode, tables) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
-            (
-                try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-            )
+    /// Removes the files a creation killed before it ended left beside `path` (`PATH.new-PID-N` and its journals),
+    /// those whose process is gone.
+    private static func removeAbandonedBuilds(of path: String) {
+        let directory = QueueFileHandle.directory(of: path)
+        let prefix = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]) + ".new-"
+        for name in SystemFile.names(in: directory) where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
+            let journal = QueueFileHandle.journalSuffixes.contains { rest.hasSuffix($0) }
+            if !journal && kill(pid, 0) != 0 && errno == ESRCH {
+                SystemFile.removeWithJournals(directory + "/" + name)
+            }
         }
-        let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
-        guard tables.allSatisfy(ours.contains), mode == "wal" || tables.isEmpty else {
+    }
+
+    /// Returns whether the file at `path` is empty, and throws ``QueueError/notADatabase(path:)`` unless it is this
+    /// queue's (or empty): an SQLite database in WAL mode with no table but the queue's. A file that does not begin as
+    /// an SQLite database is refused before SQLite opens it; one that does is read through a connection that writes
+    /// nothing (a pool would switch a database in rollback mode to WAL, which writes its header), and the journal
+    /// files that reading made beside a refused file are removed: another program's file is left as it was.
+    private static func checkIsOurs(_ path: String) throws -> Bool {
+        guard let header = SystemFile.prefix(path, count: 100) else { throw QueueError.notADatabase(path: path) }
+        if header.isEmpty { return true }
+        guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw QueueError.notADatabase(path: path)
+        }
+        let journals = QueueFileHandle.journalSuffixes.filter { !SystemFile.exists(path + $0) }
+        do {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            readOnly.busyMode = .timeout(10)
+            let (mode, tables) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
+                (
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                )
+            }
+            let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
+            guard tables.allSatisfy(ours.contains), mode == "wal" || tables.isEmpty else {
+                throw QueueError.notADatabase(path: path)
+            }
+            return false
+        } catch {
+            for suffix in journals where SystemFile.exists(path + suffix) { _ = unlink(path + suffix) }
+            throw error
         }
     }
 
@@ -152,6 +232,7 @@ package final class JobStore: Sendable {
             throw .invalidJob(reason: "\(error)")
         }
         let conditions = String(decoding: try Self.encode(submission.conditions), as: UTF8.self)
+        try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
         let id = try write { db in
             if let key = submission.key,
                 let queued = try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE key = ?", arguments: [key])
@@ -336,11 +417,57 @@ package final class JobStore: Sendable {
 
     // MARK: - Rows
 
+    /// Commits `body`. When the disk is full, space is made and the write tried again, twice: first the write-ahead
+    /// log is checkpointed into the file and truncated (a commit appends to the log until a checkpoint, which the
+    /// file's own pages take without growing when jobs end), then the worker's reserve (`PATH.reserve`) is given
+    /// up. Removals, a run's end and a worker's recovery need only a few pages.
     private func write<Result>(_ body: (Database) throws -> Result) throws(QueueError) -> Result {
+        guard !readOnly else { throw .cannotOpen(path: path, reason: "it was opened to be read") }
+        var lastError: any Error
         do {
             return try database.write(body)
         } catch {
-            throw storageError(error)
+            lastError = error
+        }
+        for makeRoom in [truncateLog, releaseReserve] {
+            guard (lastError as? DatabaseError)?.resultCode == .SQLITE_FULL, makeRoom() else { continue }
+            do {
+                return try database.write(body)
+            } catch {
+                lastError = error
+            }
+        }
+        throw storageError(lastError)
+    }
+
+    /// Checkpoints the write-ahead log into the file and truncates it; whether it did.
+    private func truncateLog() -> Bool {
+        (try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }) != nil
+    }
+
+    // MARK: - Headroom
+
+    /// The worker's reserve of free space, beside the file.
+    package var reservePath: String { path + ".reserve" }
+
+    /// Makes the reserve if it is missing and the disk has room for it and as much again; whether it is there. The
+    /// worker calls this at its start and after each look.
+    @discardableResult
+    package func keepReserve() -> Bool {
+        if SystemFile.size(reservePath) == Self.reserveBytes { return true }
+        guard let free = SystemFile.freeBytes(beside: path), free >= 2 * Self.reserveBytes else { return false }
+        return SystemFile.allocate(reservePath, bytes: Self.reserveBytes, mode: 0o600)
+    }
+
+    /// Removes the reserve; whether there was one to give up.
+    private func releaseReserve() -> Bool { unlink(reservePath) == 0 }
+
+    /// Throws ``QueueError/full(reason:)`` when adding `bytes` would leave less free than the worker's reserve and
+    /// as much again: jobs stop being added before the disk is so full that none could end.
+    private func checkRoomToAdd(_ bytes: Int) throws(QueueError) {
+        guard let free = SystemFile.freeBytes(beside: path) else { return }
+        if free < 2 * Self.reserveBytes + bytes + 64 * 1024 {
+            throw .full(reason: "the disk is full (\(free / 1024) KiB free)")
         }
     }
 
@@ -361,9 +488,18 @@ package final class JobStore: Sendable {
         guard let error = error as? DatabaseError else {
             return opening ? .cannotOpen(path: path, reason: "\(error)") : .storage(path: path, reason: "\(error)")
         }
-        if error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT { return .notADatabase(path: path) }
+        if error.resultCode == .SQLITE_NOTADB { return .notADatabase(path: path) }
+        if error.resultCode == .SQLITE_CORRUPT { return .damaged(path: path, reason: damagedAdvice(path)) }
+        if error.resultCode == .SQLITE_FULL { return .full(reason: "the disk is full") }
         let reason = error.message ?? "\(error.resultCode)"
         return opening ? .cannotOpen(path: path, reason: reason) : .storage(path: path, reason: reason)
+    }
+
+    /// How to recover a damaged queue: SQLite's `.recover` keeps every row it can still read.
+    private static func damagedAdvice(_ path: String) -> String {
+        let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "stop its worker, then run: sqlite3 \(quoted) .recover | sqlite3 \(quoted).recovered && "
+            + "mv \(quoted).recovered \(quoted)"
     }
 
     private static func job(_ row: Row) throws -> StoredJob {

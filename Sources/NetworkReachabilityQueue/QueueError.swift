@@ -4,6 +4,11 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// The file exists and is not an SQLite database, or not this queue's: it is left as it is.
     case notADatabase(path: String)
+    /// The file, its directory or a file beside it is not safe to use: a link, not a regular file, another user's,
+    /// or writable by others. Nothing was read from it or written to it.
+    case unsafe(path: String, reason: String)
+    /// The file is this queue's, and damaged: nothing is written to it. `reason` says how to recover it.
+    case damaged(path: String, reason: String)
     /// A read or write of an open database failed (a full disk, a corrupt page).
     case storage(path: String, reason: String)
     /// The queue holds its most jobs, or its most payload bytes: the job was not added.
@@ -21,6 +26,8 @@ public enum QueueError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the queue '\(path)': \(reason)"
         case .notADatabase(let path): "'\(path)' is not a queue database; it was left as it is"
+        case .unsafe(let path, let reason): "refusing the queue '\(path)': \(reason)"
+        case .damaged(let path, let reason): "the queue '\(path)' is damaged: \(reason)"
         case .storage(let path, let reason): "the queue '\(path)' failed: \(reason)"
         case .full(let reason): "the queue is full: \(reason)"
         case .anotherWorker(let path): "another process runs the jobs of '\(path)'"

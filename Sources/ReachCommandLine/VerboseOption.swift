@@ -20,4 +20,13 @@ package struct VerboseOption: ParsableArguments {
         logger.logLevel = .debug
         return logger
     }
+
+    /// As ``logger``, but warnings and errors go to stderr without `--verbose` too: for a daemon whose failures
+    /// must be seen (`reach queue run`'s full disk, damaged file).
+    package var loggerWithWarnings: Logger {
+        guard !verbose else { return logger }
+        var logger = Logger(label: "reach") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = .warning
+        return logger
+    }
 }

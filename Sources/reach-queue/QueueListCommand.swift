@@ -21,7 +21,7 @@ struct QueueListCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        try QueueFile.open(database).forEachJob { job in
+        try QueueFile.open(database, readOnly: true).forEachJob { job in
             let listed = ListedJob(job)
             Output.line(json ? Output.jsonLine(listed) : listed.line)
         }

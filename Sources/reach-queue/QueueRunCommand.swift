@@ -45,6 +45,7 @@ struct QueueRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let stop = Self.stopSignals()
+        LeftoverProcesses.becomeSubreaper()
         let logger = logging.logger
         var validator: ConnectivityValidator?
         if let configuration = try validation.configuration() {
@@ -52,7 +53,7 @@ struct QueueRunCommand: AsyncParsableCommand {
                 reachability: NetworkReachability(target: .internet, logger: logger), configuration: configuration)
         }
         let queue = try DurableWorkQueue(
-            path: database, maximumRunning: concurrency.value, validator: validator, logger: logger
+            path: database, maximumRunning: concurrency.value, validator: validator, logger: logging.loggerWithWarnings
         ) { target throws(ReachabilityError) in try NetworkReachability(target: target, logger: logger) }
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         queue.register(JobCommand.kind) { [queue] job in
@@ -75,10 +76,28 @@ struct QueueRunCommand: AsyncParsableCommand {
             let jobs = waiting == 1 ? "1 job waits" : "\(waiting) jobs wait"
             Output.error("reach: \(jobs) for validation, which needs --validate URL")
         }
-        await stop.first()
+        // Until SIGTERM or SIGINT, or until the file can no longer be used (damaged, replaced, made unsafe): then
+        // the worker says so and exits non-zero, so that its service manager shows it.
+        let (ends, end) = AsyncStream.makeStream(of: QueueError?.self)
+        let signalled = Task {
+            await stop.first()
+            end.yield(nil)
+        }
+        Task { if let failure = await queue.failure() { end.yield(failure) } }  // ends at queue.stop()
+        var failure: QueueError?
+        for await reason in ends {
+            failure = reason
+            break
+        }
+        signalled.cancel()
         await queue.stop()
         validator?.close()
+        if let failure {
+            Output.error("reach: \(failure)")
+            throw ExitCode(failure.exitCode)
+        }
     }
+
 
     /// SIGTERM and SIGINT, as a stream; their default action (ending the process) is replaced first. A parent's
     /// blocked mask is inherited across exec (Swift Testing's threads block both), so both are unblocked.
@@ -104,7 +123,7 @@ struct QueueRunCommand: AsyncParsableCommand {
 }
 
 extension AsyncStream<Void> {
-    /// Waits for the first element, or the end.
+    /// Waits for the first element, or the end, or the task's cancellation.
     fileprivate func first() async {
         for await _ in self { return }
     }

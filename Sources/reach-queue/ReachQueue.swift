@@ -30,7 +30,8 @@ extension QueueError {
     var exitCode: Int32 {
         switch self {
         case .invalidJob: 64  // EX_USAGE
-        case .notADatabase: 65  // EX_DATAERR: the file is not a queue; it was left as it is
+        case .notADatabase, .damaged: 65  // EX_DATAERR: the file is not a queue, or a damaged one; it was left as it is
+        case .unsafe: 77  // EX_NOPERM: a link, another user's file, one others may write
         case .cannotOpen: 66  // EX_NOINPUT
         case .noSuchJob: 1
         case .storage: 74  // EX_IOERR: a full disk, a corrupt page
