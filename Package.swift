@@ -81,6 +81,8 @@ let package = Package(
         .target(name: "CNetlink"),
         // crypt(3) of the system's libxcrypt, for `reach serve`'s bcrypt passwords.
         .target(name: "CCrypt", linkerSettings: [.linkedLibrary("crypt")]),
+        // prctl(2), variadic in C, for `reach queue run`'s reaping of what its commands leave.
+        .target(name: "CProcess"),
         // POSIX threads, locks, clocks and bounded file reads of the library's own, over the C library of any POSIX
         // system.
         .target(name: "NetworkReachabilityPOSIX", swiftSettings: strictSettings),
@@ -224,7 +226,7 @@ let package = Package(
             name: "reach-queue",
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityPOSIX", "NetworkReachabilityQueue", "NetworkReachabilityValidation",
-                "ReachCommandLine",
+                "ReachCommandLine", "CProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
             ],

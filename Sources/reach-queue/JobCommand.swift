@@ -15,10 +15,30 @@ struct JobCommand: Codable, Sendable {
     /// How long a command has after SIGTERM before its process group gets SIGKILL.
     static let stopGrace = Duration.seconds(10)
 
-    /// The program (looked up on the worker's `PATH`) and its arguments.
+    /// The program (looked up on the worker's `PATH`) and its arguments, as text (bytes that are not UTF-8 shown as
+    /// U+FFFD).
     let arguments: [String]
-    /// Where it runs.
+    /// Where it runs, as text.
     let directory: String
+    /// The arguments' bytes, kept where one is not UTF-8: what runs, byte for byte.
+    let argumentBytes: [Data]?
+    /// The directory's bytes, kept where it is not UTF-8.
+    let directoryBytes: Data?
+
+    /// The command `arguments` (the program first), to run in `directory`, both as the system gave their bytes.
+    init(arguments: [[UInt8]], directory: [UInt8]) {
+        let texts = arguments.map { String(validating: $0, as: UTF8.self) }
+        self.arguments = zip(arguments, texts).map { bytes, text in text ?? String(decoding: bytes, as: UTF8.self) }
+        argumentBytes = texts.contains(nil) ? arguments.map { Data($0) } : nil
+        let directoryText = String(validating: directory, as: UTF8.self)
+        self.directory = directoryText ?? String(decoding: directory, as: UTF8.self)
+        directoryBytes = directoryText == nil ? Data(directory) : nil
+    }
+
+    /// What runs: the arguments' bytes.
+    var runArguments: [[UInt8]] { argumentBytes.map { $0.map { Array($0) } } ?? arguments.map { Array($0.utf8) } }
+    /// Where it runs: the directory's bytes.
+    var runDirectory: [UInt8] { directoryBytes.map { Array($0) } ?? Array(directory.utf8) }
 
     /// The command `job` carries.
     ///
@@ -37,12 +57,14 @@ struct JobCommand: Codable, Sendable {
 
     /// Runs the command for `job` and returns when it exits 0; throws for any other end.
     ///
-    /// - It runs in a process group of its own, with `/dev/null` as stdin, the worker's stdout and stderr, default
+    /// - It runs in a session and process group of its own, with `/dev/null` as stdin, the worker's stdout and stderr, default
     ///   signal actions and no blocked signals, and `REACH_JOB_ID` and `REACH_ATTEMPT` in its environment.
     /// - `workerLock`, the worker's locked descriptor, is its descriptor 3: a command outlives a worker killed with
     ///   SIGKILL, and while it runs no next worker can start the same job a second time.
     /// - Cancelled (its conditions stopped holding, or the worker stops), its group is sent SIGTERM, and SIGKILL
     ///   ``stopGrace`` later if it has not ended.
+    /// - When it ends, whatever it left running is sent SIGKILL and reaped before its end counts
+    ///   (``LeftoverProcesses``): nothing it started outlives it.
     func run(as job: DurableJob, workerLock: Int32?) async throws {
         let process = try Child(spawning: self, as: job, workerLock: workerLock)
         let status = await withTaskCancellationHandler {
@@ -85,22 +107,34 @@ struct JobCommand: Codable, Sendable {
             sigfillset(&defaults)
             posix_spawnattr_setsigmask(&attributes, &noSignals)
             posix_spawnattr_setsigdefault(&attributes, &defaults)
-            posix_spawnattr_setpgroup(&attributes, 0)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+            // The leader of a session (and group) of its own: its group is what SIGTERM and SIGKILL stop, its
+            // session what the worker ends with it (LeftoverProcesses). POSIX_SPAWN_SETSID is glibc's 0x80.
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
             // The shell changes into the directory and replaces itself with the command, looked up on PATH; a
             // directory that is gone or a command that is not found is its exit status (1, 127), a failed attempt.
-            let arguments = ["sh", "-c", "cd -- \"$0\" && exec \"$@\"", command.directory] + command.arguments
+            let arguments =
+                [Array("sh".utf8), Array("-c".utf8), Array("cd -- \"$0\" && exec \"$@\"".utf8), command.runDirectory]
+                + command.runArguments
             var environment = ProcessInfo.processInfo.environment
             environment["REACH_JOB_ID"] = "\(job.id)"
             environment["REACH_ATTEMPT"] = "\(job.attempt)"
-            var cArguments = arguments.map { strdup($0) } + [nil]
+            var cArguments = arguments.map(Self.cString) + [nil]
             var cEnvironment = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
             defer { for pointer in cArguments + cEnvironment { free(pointer) } }
             var child = pid_t()
             let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArguments, &cEnvironment)
             guard result == 0 else { throw Failure(description: "cannot start /bin/sh: \(String(cString: strerror(result)))") }
             pid = child
+            LeftoverProcesses.began(child)
             try DedicatedThread(name: "reach-job") { [self] in reap() }.detach()
+        }
+
+        /// A C string of `bytes` (which hold no NUL: they came from one), for `posix_spawn`; freed by the caller.
+        private static func cString(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+            let pointer = malloc(bytes.count + 1)!.assumingMemoryBound(to: CChar.self)
+            for (index, byte) in bytes.enumerated() { pointer[index] = CChar(bitPattern: byte) }
+            pointer[bytes.count] = 0
+            return pointer
         }
 
         /// Waits for the process to end.
@@ -134,9 +168,12 @@ struct JobCommand: Codable, Sendable {
         private func reap() {
             var info = siginfo_t()
             while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+            // Ended, not reaped: its group and session are still its own while what it left is ended.
+            LeftoverProcesses.ended(pid)
             let (termination, continuations) = ended.withLock { ended in
                 var status: Int32 = 0
                 while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                LeftoverProcesses.reaped(pid)
                 let termination: Termination =
                     status & 0x7F == 0 ? .exited((status >> 8) & 0xFF) : .signaled(status & 0x7F)
                 ended = termination

@@ -23,6 +23,13 @@ struct ListedJob: Encodable {
     let expiresAt: String?
     /// Why its last attempt failed.
     let lastError: String?
+    /// The command's bytes, as it runs: the line shows these.
+    private let commandBytes: [[UInt8]]
+
+    private enum CodingKeys: String, CodingKey {
+        case id, state, attempts, maximumAttempts, conditions, target, requiredType, prohibitedTypes, command, directory
+        case key, nextAttemptAt, expiresAt, lastError
+    }
 
     init(_ job: StoredJob) {
         id = job.id
@@ -35,6 +42,7 @@ struct ListedJob: Encodable {
         prohibitedTypes = job.conditions.prohibitedTypes.map(\.rawValue).sorted()
         let command = job.kind == JobCommand.kind ? try? JSONDecoder().decode(JobCommand.self, from: Data(job.payload)) : nil
         self.command = command?.arguments ?? ["(\(job.kind))"]
+        commandBytes = command?.runArguments ?? [Array("(\(job.kind))".utf8)]
         directory = command?.directory
         key = job.key
         nextAttemptAt = job.state == .retrying ? Self.time(job.nextAttemptAt) : nil
@@ -43,23 +51,18 @@ struct ListedJob: Encodable {
     }
 
     /// `id  state  attempts/maximum  conditions  command`, separated by tabs; the conditions are the words joined by
-    /// commas, then `target=`, `require=` and `prohibit=` where they are not the default.
+    /// commas, then `target=`, `require=` and `prohibit=` where they are not the default. The command's arguments
+    /// and the target are written as a shell reads them back (``ShellWord``): no byte of theirs reaches the terminal
+    /// as a control.
     var line: String {
         var words = conditions
-        if target != "internet" { words.append("target=\(target)") }
+        if target != "internet" { words.append("target=\(ShellWord.quoted(target))") }
         if let requiredType { words.append("require=\(requiredType)") }
         words += prohibitedTypes.map { "prohibit=\($0)" }
         return [
             "\(id)", state, "\(attempts)/\(maximumAttempts)", words.joined(separator: ","),
-            command.map(Self.quoted).joined(separator: " "),
+            commandBytes.map(ShellWord.quoted).joined(separator: " "),
         ].joined(separator: "\t")
-    }
-
-    /// An argument as a shell reads it back: bare when it is plain, else in single quotes.
-    private static func quoted(_ argument: String) -> String {
-        let plain =
-            !argument.isEmpty && argument.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_./:=@%+,".contains($0)) }
-        return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     private static func time(_ milliseconds: Int64) -> String {

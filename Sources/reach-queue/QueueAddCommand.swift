@@ -1,6 +1,11 @@
 import ArgumentParser
 import ReachCommandLine
 import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 import NetworkReachabilityKit
 import NetworkReachabilityQueue
 
@@ -72,7 +77,7 @@ struct QueueAddCommand: ParsableCommand {
         var limits = QueueLimits()
         limits.maximumJobs = maxJobs.value
         let store = try JobStore(path: database, limits: limits)
-        let job = JobCommand(arguments: command, directory: FileManager.default.currentDirectoryPath)
+        let job = JobCommand(arguments: Self.rawCommand(parsed: command), directory: Self.rawDirectory())
         var submission = JobStore.Submission(kind: JobCommand.kind, payload: Array(try JSONEncoder().encode(job)))
         submission.conditions = try jobConditions()
         submission.retryPolicy = try RetryPolicy(
@@ -83,6 +88,27 @@ struct QueueAddCommand: ParsableCommand {
         let now = JobStore.now()
         submission.expiresAt = expires.map { $0.duration.after(now) }
         Output.line("\(try store.submit(submission, now: now))")
+    }
+
+    /// The command's arguments as the process got their bytes (the parsed ones hold U+FFFD where a byte is not
+    /// UTF-8): those after the first `--`, when they are the parsed ones.
+    private static func rawCommand(parsed: [String]) -> [[UInt8]] {
+        let raw = (0..<Int(CommandLine.argc)).map { index in
+            CommandLine.unsafeArgv[index].map { Array(UnsafeBufferPointer(start: $0, count: strlen($0))).map { UInt8(bitPattern: $0) } }
+                ?? []
+        }
+        guard let terminator = raw.firstIndex(of: Array("--".utf8)) else { return parsed.map { Array($0.utf8) } }
+        let command = Array(raw[(terminator + 1)...])
+        let matches = command.count == parsed.count
+            && zip(command, parsed).allSatisfy { String(decoding: $0, as: UTF8.self) == $1 }
+        return matches ? command : parsed.map { Array($0.utf8) }
+    }
+
+    /// The working directory's bytes.
+    private static func rawDirectory() -> [UInt8] {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return Array(FileManager.default.currentDirectoryPath.utf8) }
+        return buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     }
 
     private func jobConditions() throws -> JobConditions {

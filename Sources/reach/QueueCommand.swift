@@ -31,8 +31,8 @@ struct QueueCommand: ParsableCommand {
         let length = readlink("/proc/self/exe", &path, path.count - 1)
         let directory = length > 0 ? String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
         let sibling = (directory.lastIndex(of: "/").map { String(directory[..<$0]) } ?? ".") + "/reach-queue"
-        let arguments = ["reach-queue"] + CommandLine.arguments.dropFirst(2)
-        var cArguments = arguments.map { strdup($0) } + [nil]
+        // The arguments' bytes as this process got them: CommandLine.arguments would repair bytes that are not UTF-8.
+        var cArguments = [strdup("reach-queue")] + (2..<Int(CommandLine.argc)).map { strdup(CommandLine.unsafeArgv[$0]!) } + [nil]
         execv(sibling, &cArguments)
         execvp("reach-queue", &cArguments)
         Output.error("reach: 'reach queue' needs the reach-queue program, beside reach (\(sibling)) or on PATH")

@@ -53,6 +53,8 @@ struct LayerRulesTests {
                 #expect(module == "NetworkReachabilityLinux" || shims.isEmpty, "\(file.path) imports CNetlink")
                 let crypt = Self.imports(file.text).contains("CCrypt")
                 #expect(module == "NetworkReachabilityExporter" || !crypt, "\(file.path) imports CCrypt")
+                let process = Self.imports(file.text).contains("CProcess")
+                #expect(module == "reach-queue" || !process, "\(file.path) imports CProcess")
                 let arguments = Self.imports(file.text).contains("ArgumentParser")
                 #expect(module == "reach" || !arguments, "\(file.path) imports ArgumentParser")
             }
