@@ -196,8 +196,8 @@ public final class DurableWorkQueue: Sendable {
             let signal = try WorkerSignal(file: store.file) { wake.yield() }
             state.withLock { $0.signal = signal }
         }
-        store.keepReserve()
         let recovered = try store.recoverInterruptedRuns()
+        store.keepReserve()
         if recovered > 0 { logger.info("\(recovered) runs the last process did not finish are queued again") }
         state.withLock { state in
             guard state.loop == nil, !state.isStopped else { return }
@@ -272,9 +272,10 @@ public final class DurableWorkQueue: Sendable {
         }
     }
 
-    /// The file can no longer be used: nothing more starts, and ``failure()`` says why.
+    /// The file can no longer be used: nothing more starts, and ``failure()`` says why (so the log has it only at
+    /// debug level: a program says it once).
     private func failed(_ error: QueueError) {
-        logger.critical("\(error)")
+        logger.debug("\(error)")
         let waiters = state.withLock { state in
             state.failure = state.failure ?? error
             state.isStopped = true

@@ -61,10 +61,18 @@ package final class JobStore: Sendable {
         self.path = path
         self.limits = limits
         self.readOnly = readOnly
-        if !readOnly && !SystemFile.exists(path) { try Self.create(path) }
+        if !readOnly && !SystemFile.exists(path) {
+            try Self.checkMayCreate(path)
+            try Self.create(path)
+        }
         file = try QueueFileHandle(path: path, writable: !readOnly)
+        try file.checkFilesBeside()
+        // Opening needs a little space (SQLite's shared-memory index and log): on a full disk the worker's reserve is
+        // given up for it, and a failure to open is the disk's being full.
+        let diskIsFull = (SystemFile.freeBytes(beside: path) ?? Int.max) < Self.openingBytes
+        if diskIsFull && !readOnly { _ = unlink(path + ".reserve") }
         do {
-            let isEmpty = try Self.checkIsOurs(path)
+            let (isEmpty, isMigrated) = try Self.checkIsOurs(path)
             if readOnly {
                 var configuration = Self.configuration
                 configuration.readonly = true
@@ -77,17 +85,40 @@ package final class JobStore: Sendable {
                 }
             } else {
                 database = try DatabasePool(path: path, configuration: Self.configuration)
-                try Self.migrator.migrate(database)
+                // A file whose schema is whole is not migrated: a damaged one is then never written by opening it.
+                if !isMigrated { try Self.migrator.migrate(database) }
             }
         } catch {
+            if (SystemFile.freeBytes(beside: path) ?? Int.max) < Self.openingBytes, !(error is QueueError) {
+                throw .full(reason: "the disk is full")
+            }
             throw Self.queueError(error, path: path, opening: true)
         }
     }
 
-    deinit {
-        // SQLite's connections close before the file's descriptor does, which would drop their locks.
-        try? (database as? DatabasePool)?.close()
-        try? (database as? DatabaseQueue)?.close()
+    /// The free space below which opening the file counts the disk as full.
+    private static let openingBytes = 64 * 1024
+
+    /// Checks, for a worker before anything opens the file at `path` (if it exists), that it may run its jobs
+    /// (``QueueFileHandle/checkRunnable()``): a refused file gets no journal beside it.
+    package static func checkRunnable(_ path: String) throws(QueueError) {
+        guard SystemFile.exists(path) else { return }
+        let file = try QueueFileHandle(path: path, writable: true)
+        try file.checkRunnable()
+    }
+
+    /// Refuses to make the file in a directory another user owns (the unit's state directory, say): the file would be
+    /// this user's, and the directory's user, who runs the worker, could not run it. The worker makes it first.
+    private static func checkMayCreate(_ path: String) throws(QueueError) {
+        var status = stat()
+        let directory = QueueFileHandle.directory(of: path)
+        guard stat(directory, &status) == 0 else { return }  // creating it says why
+        let user = geteuid()
+        guard status.st_uid == user || status.st_uid == 0 || user == 0 else {
+            throw .cannotOpen(
+                path: path,
+                reason: "it does not exist, and its directory is user \(status.st_uid)'s: start the worker first, which makes it")
+        }
     }
 
     /// Every connection's set-up.
@@ -100,6 +131,9 @@ package final class JobStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A done job's command line (often with a token) is overwritten, not left in a free page.
             try db.execute(sql: "PRAGMA secure_delete = ON")
+            // The write-ahead log is cut back to 4 MiB at each checkpoint: a reader that held it back while the
+            // worker ran thousands of jobs leaves no log of a hundred megabytes behind.
+            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
         }
         return configuration
     }
@@ -146,14 +180,14 @@ package final class JobStore: Sendable {
         }
     }
 
-    /// Returns whether the file at `path` is empty, and throws ``QueueError/notADatabase(path:)`` unless it is this
+    /// Returns whether the file at `path` is empty and whether its schema is whole, and throws ``QueueError/notADatabase(path:)`` unless it is this
     /// queue's (or empty): an SQLite database in WAL mode with no table but the queue's. A file that does not begin as
     /// an SQLite database is refused before SQLite opens it; one that does is read through a connection that writes
     /// nothing (a pool would switch a database in rollback mode to WAL, which writes its header), and the journal
     /// files that reading made beside a refused file are removed: another program's file is left as it was.
-    private static func checkIsOurs(_ path: String) throws -> Bool {
+    private static func checkIsOurs(_ path: String) throws -> (isEmpty: Bool, isMigrated: Bool) {
         guard let header = SystemFile.prefix(path, count: 100) else { throw QueueError.notADatabase(path: path) }
-        if header.isEmpty { return true }
+        if header.isEmpty { return (true, false) }
         guard header.count == 100, header.starts(with: Array("SQLite format 3\0".utf8)) else {
             throw QueueError.notADatabase(path: path)
         }
@@ -162,17 +196,19 @@ package final class JobStore: Sendable {
             var readOnly = Configuration()
             readOnly.readonly = true
             readOnly.busyMode = .timeout(10)
-            let (mode, tables) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
-                (
-                    try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
-                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            let (mode, tables, migrations) = try DatabaseQueue(path: path, configuration: readOnly).read { db in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                return (
+                    try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "", tables,
+                    tables.contains("grdb_migrations")
+                        ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
                 )
             }
             let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
             guard tables.allSatisfy(ours.contains), mode == "wal" || tables.isEmpty else {
                 throw QueueError.notADatabase(path: path)
             }
-            return false
+            return (false, Set(migrator.migrations).isSubset(of: migrations))
         } catch {
             for suffix in journals where SystemFile.exists(path + suffix) { _ = unlink(path + suffix) }
             throw error
@@ -394,10 +430,26 @@ package final class JobStore: Sendable {
     }
 
     /// Calls `body` with every job, in order of submission, one at a time: the file may hold more than memory should.
+    ///
+    /// The jobs are read 256 at a time, each batch in a read transaction of its own, and `body` is called outside
+    /// them: a caller that is slow to take them (`reach queue list` into a pipe nobody reads) never holds the
+    /// write-ahead log back from a checkpoint.
     package func forEachJob(_ body: (StoredJob) throws -> Void) throws(QueueError) {
-        try read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM job ORDER BY id")
-            while let row = try rows.next() { try body(try Self.job(row)) }
+        var after = Int64.min
+        while true {
+            let batch = try read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM job WHERE id > ? ORDER BY id LIMIT 256", arguments: [after])
+                    .map(Self.job)
+            }
+            for job in batch {
+                do {
+                    try body(job)
+                } catch {
+                    throw storageError(error)
+                }
+            }
+            guard let last = batch.last, batch.count == 256 else { return }
+            after = last.id
         }
     }
 
@@ -462,11 +514,21 @@ package final class JobStore: Sendable {
     /// Removes the reserve; whether there was one to give up.
     private func releaseReserve() -> Bool { unlink(reservePath) == 0 }
 
-    /// Throws ``QueueError/full(reason:)`` when adding `bytes` would leave less free than the worker's reserve and
-    /// as much again: jobs stop being added before the disk is so full that none could end.
+    /// Throws ``QueueError/full(reason:)`` when adding `bytes` would leave less free (on the disk and in the file's
+    /// free pages) than the worker's reserve, made or not, and as much again: jobs stop being added before the disk is
+    /// so full that none could end.
     private func checkRoomToAdd(_ bytes: Int) throws(QueueError) {
-        guard let free = SystemFile.freeBytes(beside: path) else { return }
-        if free < 2 * Self.reserveBytes + bytes + 64 * 1024 {
+        // The file's free pages take new jobs first: a queue that filled the disk once and was drained has room.
+        // Read on the writer's connection: a process whose last connection is a reader (read only) leaves its
+        // write-ahead log unmerged when it closes.
+        let unused = (try? database.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "SELECT freelist_count * page_size FROM pragma_freelist_count, pragma_page_size")
+        }) ?? nil
+        guard let disk = SystemFile.freeBytes(beside: path) else { return }
+        let free = disk + (unused ?? 0)
+        // Room for the reserve (unless it is made) and as much again, beside the job.
+        let reserves = SystemFile.size(reservePath) == Self.reserveBytes ? 1 : 2
+        if free < reserves * Self.reserveBytes + bytes + 64 * 1024 {
             throw .full(reason: "the disk is full (\(free / 1024) KiB free)")
         }
     }
@@ -498,8 +560,9 @@ package final class JobStore: Sendable {
     /// How to recover a damaged queue: SQLite's `.recover` keeps every row it can still read.
     private static func damagedAdvice(_ path: String) -> String {
         let quoted = "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        return "stop its worker, then run: sqlite3 \(quoted) .recover | sqlite3 \(quoted).recovered && "
-            + "mv \(quoted).recovered \(quoted)"
+        let sql = "'" + (path + ".sql").replacingOccurrences(of: "'", with: "'\\''") + "'"
+        return "stop its worker and keep the file; what SQLite can still read is written out by: "
+            + "sqlite3 \(quoted) .recover > \(sql) (read it before you load it into a new file)"
     }
 
     private static func job(_ row: Row) throws -> StoredJob {

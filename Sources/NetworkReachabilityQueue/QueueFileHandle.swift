@@ -29,6 +29,8 @@ package final class QueueFileHandle: Sendable {
 
     /// SQLite's files beside the database.
     static let journalSuffixes = ["-wal", "-shm", "-journal"]
+    /// Every file beside the database that a process opens by its name: SQLite's and the worker's reserve.
+    static let besideSuffixes = journalSuffixes + [".reserve"]
     /// The byte the worker locks: SQLite locks bytes from 1 GiB on, and only those.
     private static let lockOffset = off_t(1) << 62
     /// `F_OFD_SETLK` (Linux 3.15), which Glibc's module does not export.
@@ -92,12 +94,21 @@ package final class QueueFileHandle: Sendable {
         guard status.st_mode & S_IWOTH == 0 || status.st_mode & S_ISVTX != 0 else {
             throw .unsafe(path: path, reason: "anyone may write its directory \(directory)")
         }
-        for suffix in Self.journalSuffixes { try checkBeside(path + suffix) }
+        guard status.st_mode & S_IWGRP == 0 || status.st_gid == group || status.st_mode & S_ISVTX != 0 else {
+            throw .unsafe(path: path, reason: "group \(status.st_gid), not the file's, may write its directory \(directory)")
+        }
+        try checkFilesBeside()
     }
 
-    /// Checks a file the worker uses beside the database, if it exists: a regular file with one name, owned by who may
-    /// write the database (root, its owner, this user, or its group where the group may write it); others' access to
-    /// it is taken away.
+    /// Checks every file beside the database that exists (``checkBeside(_:)``): before SQLite opens one, for every
+    /// process, since a file planted in a shared directory would receive the jobs' command lines.
+    func checkFilesBeside() throws(QueueError) {
+        for suffix in Self.besideSuffixes { try checkBeside(path + suffix) }
+    }
+
+    /// Checks a file used beside the database, if it exists: a regular file with one name, owned by who may write the
+    /// database (root, its owner, this user, or its group where the group may write it), that others may not open
+    /// (this user's own loses others' access instead).
     ///
     /// - Throws: ``QueueError/unsafe(path:reason:)`` otherwise.
     func checkBeside(_ beside: String) throws(QueueError) {
@@ -109,7 +120,10 @@ package final class QueueFileHandle: Sendable {
         guard mayWrite(owner: status.st_uid, group: status.st_gid) else {
             throw .unsafe(path: path, reason: "\(beside) belongs to user \(status.st_uid)")
         }
-        if status.st_mode & 0o007 != 0 { _ = chmod(beside, status.st_mode & 0o7770) }
+        guard status.st_mode & 0o007 != 0 else { return }
+        guard status.st_uid == geteuid(), chmod(beside, status.st_mode & 0o7770) == 0 else {
+            throw .unsafe(path: path, reason: "others may open \(beside)")
+        }
     }
 
     /// Whether a file with this owner and group was made by someone who may write the database anyway.

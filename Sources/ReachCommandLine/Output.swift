@@ -49,9 +49,36 @@ package enum Output {
     package static func endProcess(_ code: Int32) -> Never { exit(code) }
 
     /// `value` as one line of JSON, keys sorted so lines are stable, slashes unescaped (URLs stay readable).
+    ///
+    /// Characters a terminal does not show as characters (C1 controls such as NEL, format characters such as a
+    /// bidirectional override, line and paragraph separators) are written as `\u` escapes, as the encoder writes the
+    /// C0 controls: a name or a command line in the output cannot reorder or break what a terminal shows.
     package static func jsonLine(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        let text = (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        guard text.unicodeScalars.contains(where: isUnshown) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard isUnshown(scalar) else {
+                escaped.append(scalar)
+                continue
+            }
+            for unit in String(scalar).utf16 {
+                let hex = String(unit, radix: 16)
+                escaped.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).unicodeScalars)
+            }
+        }
+        return String(escaped)
+    }
+
+    /// Whether `scalar` is one a terminal acts on or hides rather than shows (beyond ASCII: the encoder escapes
+    /// ASCII's controls itself).
+    private static func isUnshown(_ scalar: Unicode.Scalar) -> Bool {
+        guard !scalar.isASCII else { return false }
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: return true
+        default: return false
+        }
     }
 }

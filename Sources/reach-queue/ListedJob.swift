@@ -23,11 +23,15 @@ struct ListedJob: Encodable {
     let expiresAt: String?
     /// Why its last attempt failed.
     let lastError: String?
+    /// The command's arguments in base64, where one is not UTF-8 (`command` then shows U+FFFD in its place): what
+    /// runs, byte for byte.
+    let commandBase64: [String]?
     /// The command's bytes, as it runs: the line shows these.
     private let commandBytes: [[UInt8]]
 
     private enum CodingKeys: String, CodingKey {
-        case id, state, attempts, maximumAttempts, conditions, target, requiredType, prohibitedTypes, command, directory
+        case id, state, attempts, maximumAttempts, conditions, target, requiredType, prohibitedTypes, command
+        case commandBase64, directory
         case key, nextAttemptAt, expiresAt, lastError
     }
 
@@ -43,6 +47,7 @@ struct ListedJob: Encodable {
         let command = job.kind == JobCommand.kind ? try? JSONDecoder().decode(JobCommand.self, from: Data(job.payload)) : nil
         self.command = command?.arguments ?? ["(\(job.kind))"]
         commandBytes = command?.runArguments ?? [Array("(\(job.kind))".utf8)]
+        commandBase64 = command?.argumentBytes?.map { $0.base64EncodedString() }
         directory = command?.directory
         key = job.key
         nextAttemptAt = job.state == .retrying ? Self.time(job.nextAttemptAt) : nil

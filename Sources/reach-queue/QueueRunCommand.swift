@@ -54,6 +54,7 @@ struct QueueRunCommand: AsyncParsableCommand {
             validator = try ConnectivityValidator(
                 reachability: NetworkReachability(target: .internet, logger: logger), configuration: configuration)
         }
+        try JobStore.checkRunnable(database)  // before SQLite makes its journals beside a file it must refuse
         let queue = try DurableWorkQueue(
             path: database, maximumRunning: concurrency.value, validator: validator, logger: logging.loggerWithWarnings
         ) { target throws(ReachabilityError) in try NetworkReachability(target: target, logger: logger) }

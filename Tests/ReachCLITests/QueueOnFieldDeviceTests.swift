@@ -88,6 +88,14 @@ struct QueueOnFieldDeviceTests {
         #expect(try Self.list(folder.database).isEmpty)
         #expect(worker.stop() == 0)
         #expect(!worker.errors.lines.contains { !$0.hasSuffix(": done") }, "\(worker.errors.lines)")
+        // The drained file's free pages take jobs again
+        #expect(try Self.reach(["queue", "add", folder.database, "--", "echo", "after"]).status == 0)
+
+        // A worker restarted on a disk another program filled gives up its reserve to open the file, and runs
+        _ = try Command.run(["dd", "if=/dev/zero", "of=\(folder.path)/filler", "bs=4k"])
+        let restarted = try Worker(folder.database, in: network)
+        #expect(restarted.output.waitForLine { $0 == "after" } != nil, "\(restarted.errors.lines)")
+        #expect(restarted.stop() == 0)
     }
 
     @Test func aWorkerOnAFullSharedDiskSaysSoAndResumesByItselfWhenSpaceReturns() throws {
@@ -162,9 +170,34 @@ struct QueueOnFieldDeviceTests {
         let foreign = try Self.reach(["queue", "run", folder.database])
         #expect(foreign.status == 77 && foreign.standardError.contains("belongs to user 65534"), "\(foreign)")
         #expect(chown(folder.database, 0, 0) == 0)
+        #expect(chown(folder.path, 0, 65534) == 0 && chmod(folder.path, 0o775) == 0)
+        let grouped = try Self.reach(["queue", "run", folder.database])
+        #expect(grouped.status == 77 && grouped.standardError.contains("group 65534"), "\(grouped)")
         #expect(chmod(folder.path, 0o777) == 0)
         let open = try Self.reach(["queue", "run", folder.database])
         #expect(open.status == 77 && open.standardError.contains("anyone may write its directory"), "\(open)")
+    }
+
+    @Test func journalsAnotherUserPlantedInASharedDirectoryNeverReceiveACommandLine() throws {
+        let folder = try Folder()
+        #expect(chmod(folder.path, 0o1777) == 0)
+        // nobody plants an open journal (and the worker's reserve as a FIFO) before root's first job
+        let database = folder.path + "/shared.db"
+        let planted = try Command.run(
+            Self.nobody + ["sh", "-c", "umask 0; : > \(database)-wal; : > \(database)-shm; mkfifo \(database).reserve"])
+        #expect(planted.status == 0, "\(planted)")
+        let added = try Self.reach(["queue", "add", database, "--", "curl", "-H", "Authorization: Bearer SECRET-\(getpid())"])
+        #expect(added.status == 77 && added.standardError.contains("belongs to user 65534"), "\(added)")
+        #expect(try TestFile.bytes(database + "-wal").isEmpty)
+        // Root's own journals that others may open lose that access; a FIFO beside the file is refused
+        for name in ["-wal", "-shm"] { unlink(database + name) }
+        #expect(try Self.reach(["queue", "add", database, "--", "true"]).status == 77)  // the FIFO reserve
+        unlink(database + ".reserve")
+        #expect(try Self.reach(["queue", "add", database, "--", "true"]).status == 0)
+        #expect(FileManager.default.createFile(atPath: database + "-journal", contents: nil, attributes: [.posixPermissions: 0o666]))
+        #expect(try Self.reach(["queue", "list", database]).status == 0)
+        let mode = try FileManager.default.attributesOfItem(atPath: database + "-journal")[.posixPermissions] as? Int
+        #expect(mode.map { $0 & 0o007 } == 0)
     }
 
     @Test func theUnitsGroupModelLetsAMemberAddJobsItsWorkerRuns() throws {
@@ -176,6 +209,10 @@ struct QueueOnFieldDeviceTests {
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: false)
         #expect(chown(state, 65534, 65534) == 0 && chmod(state, 0o770) == 0)
         let database = state + "/outbox.db"
+        // A member's add before the worker ever ran would make a file the worker cannot run: it is refused
+        let early = try Self.reach(["queue", "add", database, "--", "true"], as: Self.member)
+        #expect(early.status == 66 && early.standardError.contains("start the worker first"), "\(early)")
+        #expect(!FileManager.default.fileExists(atPath: database))
         let worker = try Worker(database, in: network, as: Self.nobody, umask: "0007")
         #expect(eventually(timeout: 10) { FileManager.default.fileExists(atPath: database + ".worker") })
 
@@ -232,22 +269,22 @@ struct QueueOnFieldDeviceTests {
         for number in 1...50 {
             try #require(Self.reach(["queue", "add", folder.database, "--", "echo", "\(number)"]).status == 0)
         }
-        // Every page but the first (the schema) overwritten
+        // Pages 2 and 3 overwritten (the first, the schema, is whole)
         let handle = try #require(FileHandle(forUpdatingAtPath: folder.database))
-        let size = try handle.seekToEnd()
         try handle.seek(toOffset: 4096)
-        try handle.write(contentsOf: Data(repeating: 0xA5, count: Int(size) - 4096))
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 8192))
         try handle.close()
         let damaged = try TestFile.bytes(folder.database)
 
         for arguments in [["add", folder.database, "--", "true"], ["list", folder.database], ["remove", folder.database, "1"]] {
             let result = try Self.reach(["queue"] + arguments)
             #expect(result.status == 65 && result.standardError.contains("is damaged") == true, "\(result)")
-            #expect(result.standardError.contains(".recover"), "\(result.standardError)")
+            #expect(result.standardError.contains(".recover >") && !result.standardError.contains("mv "), "\(result.standardError)")
+            #expect(try TestFile.bytes(folder.database) == damaged, "\(arguments[0]) wrote the damaged file")
         }
         let worker = try Worker(folder.database, in: network)
         #expect(worker.process.wait() == .exited(65), "\(worker.errors.lines)")
-        #expect(worker.errors.lines.contains { $0.contains("is damaged") })
+        #expect(worker.errors.lines.count == 1 && worker.errors.lines[0].contains("is damaged"), "\(worker.errors.lines)")
         #expect(try TestFile.bytes(folder.database) == damaged)
     }
 
@@ -304,6 +341,9 @@ struct QueueOnFieldDeviceTests {
         #expect(lines.first?.hasSuffix(" x $'a\\xFFb'") == true, "\(lines)")
         #expect(lines.last?.hasSuffix("\techo $'x\\e[2J\\r\\e[Ky' $'\\U0000202Ez'") == true, "\(lines)")
         #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" })
+        let json = try Self.reach(["queue", "list", folder.database, "--json"]).standardOutput
+        #expect(!json.unicodeScalars.contains("\u{202E}") && json.contains("\\u202e"), "\(json)")
+        #expect(json.contains("\"commandBase64\":[\"c2g=\",\"LWM=\""), "\(json)")
 
         let worker = try Worker(folder.database, in: network)
         #expect(worker.errors.waitForLines(2).count == 2)
