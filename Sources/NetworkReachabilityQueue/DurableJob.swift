@@ -10,6 +10,23 @@ public struct DurableJob: Sendable {
     public let attempt: Int
     /// The payload's JSON, as submitted.
     public let payload: [UInt8]
+    /// Where ``write(_:)`` goes: the job's output in the file.
+    let output: JobOutput?
+
+    init(id: Int64, kind: String, attempt: Int, payload: [UInt8], output: JobOutput? = nil) {
+        self.id = id
+        self.kind = kind
+        self.attempt = attempt
+        self.payload = payload
+        self.output = output
+    }
+
+    /// Appends `bytes` to this attempt's output, kept in the file with the job (its last 64 KiB) and shown by
+    /// ``DurableWorkQueue/output(of:)`` and `reach queue log`. Each attempt's output replaces the last one's.
+    public func write(_ bytes: [UInt8]) { output?.write(bytes) }
+
+    /// Appends `text`'s UTF-8 to this attempt's output.
+    public func write(_ text: String) { write(Array(text.utf8)) }
 
     /// The payload decoded as `type`.
     ///

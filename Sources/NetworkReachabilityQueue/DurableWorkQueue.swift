@@ -37,8 +37,13 @@ public final class DurableWorkQueue: Sendable {
     private struct Running {
         let task: Task<Void, any Error>
         let conditions: JobConditions
+        let output: JobOutput
         /// Cancelled because its conditions stopped holding, or the queue stopped: it stays queued.
         var interrupted = false
+        /// Cut when its attempt reached the job's timeout (milliseconds): a failed attempt.
+        var timedOut: Int64?
+        /// Cuts it at its timeout.
+        var timer: Task<Void, Never>?
     }
 
     private struct State {
@@ -74,7 +79,7 @@ public final class DurableWorkQueue: Sendable {
     /// How a run ended, as the file records it.
     private enum Outcome {
         case succeeded
-        case failed(reason: String)
+        case failed(JobFailure)
         case interrupted
     }
 
@@ -145,13 +150,19 @@ public final class DurableWorkQueue: Sendable {
     ///     the queued one's id returned.
     ///   - replacesQueued: whether a job queued under `key` gives way to this one.
     ///   - expiresAfter: from now, after which the job is failed rather than run.
+    ///   - delay: from now, before which it does not run.
+    ///   - priority: among the jobs that may run, a higher one runs first; equal ones in order of submission.
+    ///   - after: a job that must succeed first; if it fails or is removed, this one fails.
+    ///   - timeout: how long one attempt may run: then its handler is cancelled and the attempt fails.
     /// - Returns: the job's id.
     /// - Throws: ``QueueError/full(reason:)`` at the queue's bounds (nothing is dropped), ``QueueError/invalidJob(reason:)``
-    ///   for a payload that does not encode or a target that is none.
+    ///   for a payload that does not encode, a target that is none or an `after` job that failed,
+    ///   ``QueueError/noSuchJob(_:)`` for an `after` job not in the file.
     @discardableResult
     public func submit<Payload: Encodable>(
         _ kind: String, payload: Payload, conditions: JobConditions = JobConditions(), retryPolicy: RetryPolicy = .standard,
-        key: String? = nil, replacesQueued: Bool = true, expiresAfter: Duration? = nil
+        key: String? = nil, replacesQueued: Bool = true, expiresAfter: Duration? = nil, delay: Duration? = nil,
+        priority: Int = 0, after: Int64? = nil, timeout: Duration? = nil
     ) throws(QueueError) -> Int64 {
         if conditions.validated && validator == nil {
             throw .invalidJob(reason: "the validated condition needs a queue made with a validator")
@@ -168,10 +179,44 @@ public final class DurableWorkQueue: Sendable {
         submission.replacesQueued = replacesQueued
         let now = JobStore.now()
         submission.expiresAt = expiresAfter.map { $0.after(now) }
+        submission.notBefore = delay.map { $0.after(now) }
+        submission.priority = priority
+        submission.after = after
+        submission.timeout = timeout.map { max(1, $0.saturatingMilliseconds) }
         let id = try store.submit(submission, now: now, wakesWorker: state.withLock { $0.signal == nil })
         wake.yield()
         return id
     }
+
+    /// Makes failed jobs run again, in their place and under their ids, their attempts counted from 0: `ids`, or
+    /// every failed job. Returns how many.
+    ///
+    /// - Throws: ``QueueError/noSuchJob(_:)`` for an id not in the file, ``QueueError/invalidJob(reason:)`` for one
+    ///   that is neither failed nor retrying, or follows a failed job not retried with it.
+    @discardableResult
+    public func retry(_ ids: [Int64]? = nil) throws(QueueError) -> Int {
+        let count = try store.retry(ids, now: JobStore.now())
+        wake.yield()
+        return count
+    }
+
+    /// Removes the outcomes kept of done jobs and, with `failed`, the failed jobs; how many jobs it removed.
+    @discardableResult
+    public func clean(failed: Bool = false) throws(QueueError) -> Int { try store.clean(failed: failed) }
+
+    /// Pauses the queue: no job starts until ``resume()`` (running ones run on). Kept in the file, so the next
+    /// start is paused too.
+    public func pause() throws(QueueError) { try store.setPaused(true) }
+
+    /// Resumes a paused queue.
+    public func resume() throws(QueueError) {
+        try store.setPaused(false)
+        wake.yield()
+    }
+
+    /// What job `id`'s last attempt wrote (``DurableJob/write(_:)``), its last 64 KiB, and how many bytes before them
+    /// were dropped; `nil` when the file holds no such job.
+    public func output(of id: Int64) throws(QueueError) -> (bytes: [UInt8], dropped: Int64)? { try store.output(of: id) }
 
     // MARK: - Running
 
@@ -218,7 +263,10 @@ public final class DurableWorkQueue: Sendable {
             state.validation?.cancel()
             state.retryTimer?.cancel()
             state.storageTimer?.cancel()
-            for id in state.running.keys { state.running[id]?.interrupted = true }
+            for id in state.running.keys {
+                state.running[id]?.interrupted = true
+                state.running[id]?.timer?.cancel()
+            }
             return (state.loop, state.running.values.map(\.task))
         }
         for task in running { task.cancel() }
@@ -318,12 +366,13 @@ public final class DurableWorkQueue: Sendable {
             let now = JobStore.now()
             guard let job = try store.claimNext(now: now, where: { holds($0) }) else { return }
             guard let handler = state.withLock({ $0.handlers[job.kind] }) else {
-                _ = try store.fail(job.id, now: now, reason: "no handler is registered for '\(job.kind)'")
+                _ = try store.fail(job.id, now: now, reason: "no handler is registered for '\(job.kind)'", permanent: true)
                 logger.warning("job \(job.id): no handler is registered for '\(job.kind)'")
                 continue
             }
             metrics.recordWait(milliseconds: now - job.nextAttemptAt)
-            let run = DurableJob(id: job.id, kind: job.kind, attempt: job.attempts, payload: job.payload)
+            let output = JobOutput(job: job.id, store: store)
+            let run = DurableJob(id: job.id, kind: job.kind, attempt: job.attempts, payload: job.payload, output: output)
             state.withLock { state in
                 let task = Task<Void, any Error> { [self] in
                     do {
@@ -334,7 +383,9 @@ public final class DurableWorkQueue: Sendable {
                         throw error
                     }
                 }
-                state.running[job.id] = Running(task: task, conditions: job.conditions)
+                state.running[job.id] = Running(
+                    task: task, conditions: job.conditions, output: output,
+                    timer: job.timeout.map { timeout in Task { [weak self] in await self?.cut(job.id, after: timeout) } })
             }
         }
     }
@@ -357,19 +408,37 @@ public final class DurableWorkQueue: Sendable {
         previous?.cancel()
     }
 
+    /// Cuts job `id`'s run when it has run `timeout` milliseconds: its handler is cancelled, and the attempt fails.
+    private func cut(_ id: Int64, after timeout: Int64) async {
+        guard (try? await Task.sleep(for: .milliseconds(timeout))) != nil else { return }
+        let task = state.withLock { state -> Task<Void, any Error>? in
+            guard let running = state.running[id], !running.interrupted, running.timedOut == nil else { return nil }
+            state.running[id]?.timedOut = timeout
+            return running.task
+        }
+        task?.cancel()
+    }
+
     private func finished(_ id: Int64, _ result: Result<Void, any Error>) {
-        let interrupted = state.withLock { $0.running.removeValue(forKey: id)?.interrupted ?? false }
+        let running = state.withLock { $0.running.removeValue(forKey: id) }
+        running?.timer?.cancel()
+        running?.output.commit()  // before the end: whoever sees it end sees all it wrote
         let outcome: Outcome
         switch result {
         case .success:
             metrics.recordRun(.succeeded)
             outcome = .succeeded
-        case .failure where interrupted:
+        case .failure where running?.interrupted == true:
             metrics.recordRun(.interrupted)
             outcome = .interrupted
         case .failure(let error):
             metrics.recordRun(.failed)
-            outcome = .failed(reason: "\(error)")
+            if let timeout = running?.timedOut {
+                let figure = timeout % 1000 == 0 ? "\(timeout / 1000) s" : "\(timeout) ms"
+                outcome = .failed(JobFailure("timed out after \(figure)", exitStatus: 124))
+            } else {
+                outcome = .failed(error as? JobFailure ?? JobFailure("\(error)"))
+            }
         }
         do {
             try record(outcome, of: id)
@@ -392,9 +461,10 @@ public final class DurableWorkQueue: Sendable {
         case .interrupted:
             try store.giveBack(id)
             logger.debug("job \(id): interrupted; queued again")
-        case .failed(let reason):
-            let now = try store.fail(id, now: JobStore.now(), reason: reason)
-            logger.debug("job \(id) failed: \(reason); now \(now.rawValue)")
+        case .failed(let failure):
+            let now = try store.fail(
+                id, now: JobStore.now(), reason: failure.reason, exitStatus: failure.exitStatus, permanent: failure.isPermanent)
+            logger.debug("job \(id) failed: \(failure.reason); now \(now.rawValue)")
         }
     }
 

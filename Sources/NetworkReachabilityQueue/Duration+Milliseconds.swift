@@ -1,7 +1,7 @@
 extension Duration {
     /// The duration in whole milliseconds, held at `Int64`'s bounds rather than overflowing: a retry delay or an
     /// expiry of any size is stored as a time, never a trap.
-    var saturatingMilliseconds: Int64 {
+    package var saturatingMilliseconds: Int64 {
         let (seconds, attoseconds) = components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1000)
         if overflow { return seconds < 0 ? .min : .max }

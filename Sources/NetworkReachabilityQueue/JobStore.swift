@@ -25,6 +25,14 @@ package final class JobStore: Sendable {
         package var replacesQueued = true
         /// Milliseconds since 1970 after which the job is failed rather than run.
         package var expiresAt: Int64?
+        /// Milliseconds since 1970 before which it does not run (`nil`: as soon as it may).
+        package var notBefore: Int64?
+        /// Among the jobs that may run, a higher one runs first; equal ones in order of submission.
+        package var priority = 0
+        /// The job that must have succeeded before this one runs (``StoredJob/State/blocked`` until then).
+        package var after: Int64?
+        /// How long one attempt may run, in milliseconds, before it is cut and counts as failed.
+        package var timeout: Int64?
 
         package init(kind: String, payload: [UInt8]) {
             self.kind = kind
@@ -204,7 +212,9 @@ package final class JobStore: Sendable {
                         ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
                 )
             }
-            let ours: Set = ["job", "grdb_migrations", "sqlite_sequence"]
+            let ours: Set = [
+                "job", "grdb_migrations", "sqlite_sequence", "conditionSet", "output", "setting", "tally",
+            ]
             guard tables.allSatisfy(ours.contains), mode == "wal" || tables.isEmpty else {
                 throw QueueError.notADatabase(path: path)
             }
@@ -249,6 +259,50 @@ package final class JobStore: Sendable {
                     CREATE INDEX job_expiry ON job(expiresAt) WHERE expiresAt IS NOT NULL;
                     """)
         }
+        // Job control (priority, --after, a timeout, kept outcomes and output, pause) and a look whose cost does not
+        // grow with the backlog: the distinct sets of conditions in a table of their own, found per set through an
+        // index in the order jobs run, and the counts by state kept by triggers, not counted.
+        migrator.registerMigration("jobControl") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE job ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE job ADD COLUMN afterJob INTEGER;
+                    ALTER TABLE job ADD COLUMN timeout INTEGER;
+                    ALTER TABLE job ADD COLUMN conditionSet INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE job ADD COLUMN finishedAt INTEGER;
+                    ALTER TABLE job ADD COLUMN exitStatus INTEGER;
+                    CREATE TABLE conditionSet (id INTEGER PRIMARY KEY, conditions TEXT NOT NULL UNIQUE);
+                    INSERT INTO conditionSet (conditions) SELECT DISTINCT conditions FROM job;
+                    UPDATE job SET conditionSet = (SELECT id FROM conditionSet WHERE conditions = job.conditions);
+                    CREATE INDEX job_ready ON job(conditionSet, state, priority DESC, id, nextAttemptAt);
+                    CREATE INDEX job_after ON job(afterJob) WHERE afterJob IS NOT NULL;
+                    DROP INDEX job_expiry;
+                    CREATE INDEX job_expiring ON job(expiresAt)
+                        WHERE expiresAt IS NOT NULL AND state IN ('waiting', 'retrying', 'blocked');
+                    CREATE TABLE output (job INTEGER PRIMARY KEY, bytes BLOB NOT NULL, dropped INTEGER NOT NULL);
+                    CREATE TABLE setting (name TEXT PRIMARY KEY, value) WITHOUT ROWID;
+                    CREATE TABLE tally (state TEXT PRIMARY KEY, jobs INTEGER NOT NULL, bytes INTEGER NOT NULL) WITHOUT ROWID;
+                    INSERT INTO tally VALUES
+                        ('waiting', 0, 0), ('blocked', 0, 0), ('running', 0, 0), ('retrying', 0, 0), ('failed', 0, 0),
+                        ('done', 0, 0);
+                    UPDATE tally SET
+                        jobs = (SELECT count(*) FROM job WHERE job.state = tally.state),
+                        bytes = (SELECT total(length(payload)) FROM job WHERE job.state = tally.state);
+                    CREATE TRIGGER job_added AFTER INSERT ON job BEGIN
+                        UPDATE tally SET jobs = jobs + 1, bytes = bytes + length(NEW.payload) WHERE state = NEW.state;
+                    END;
+                    CREATE TRIGGER job_moved AFTER UPDATE OF state ON job WHEN OLD.state != NEW.state BEGIN
+                        UPDATE tally SET jobs = jobs - 1, bytes = bytes - length(OLD.payload) WHERE state = OLD.state;
+                        UPDATE tally SET jobs = jobs + 1, bytes = bytes + length(NEW.payload) WHERE state = NEW.state;
+                    END;
+                    CREATE TRIGGER job_removed AFTER DELETE ON job BEGIN
+                        UPDATE tally SET jobs = jobs - 1, bytes = bytes - length(OLD.payload) WHERE state = OLD.state;
+                        DELETE FROM output WHERE job = OLD.id;
+                        DELETE FROM conditionSet WHERE id = OLD.conditionSet
+                            AND NOT EXISTS (SELECT 1 FROM job WHERE conditionSet = OLD.conditionSet);
+                    END;
+                    """)
+        }
         return migrator
     }()
 
@@ -256,7 +310,8 @@ package final class JobStore: Sendable {
 
     /// Adds a job, committed before this returns; its id, or the id of the queued job its key kept.
     ///
-    /// - Throws: ``QueueError/invalidJob(reason:)`` for conditions whose target is none, ``QueueError/full(reason:)``
+    /// - Throws: ``QueueError/invalidJob(reason:)`` for conditions whose target is none or a job to follow that
+    ///   failed, ``QueueError/noSuchJob(_:)`` for a job to follow that is not in the file, ``QueueError/full(reason:)``
     ///   at the bounds.
     ///
     /// - Parameter wakesWorker: whether the file's worker is told (``WorkerSignal/notify(database:)``); the worker's
@@ -268,17 +323,27 @@ package final class JobStore: Sendable {
             throw .invalidJob(reason: "\(error)")
         }
         let conditions = String(decoding: try Self.encode(submission.conditions), as: UTF8.self)
-        try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
-        let id = try write { db in
+        do {
+            try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
+        } catch {
+            // The done jobs' outcomes give way to a new job on a full disk: they are kept only while there is room.
+            // Their removal, like every commit, is written to the log first, which a checkpoint gives back.
+            if (try? counts()[.done] ?? 0) ?? 0 > 0 { _ = try? clean(usingReserve: false) }
+            _ = truncateLog()
+            try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
+        }
+        let id = try write(usingReserve: false) { db in
+            var replaced: Int64?
             if let key = submission.key,
                 let queued = try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE key = ?", arguments: [key])
             {
                 guard submission.replacesQueued else { return queued }
                 try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [queued])
+                replaced = queued
             }
-            let (count, bytes) =
-                try Row.fetchOne(db, sql: "SELECT count(*), total(length(payload)) FROM job")
-                .map { (Int($0[0] as Int64), Int($0[1] as Double)) } ?? (0, 0)
+            let tally = try Row.fetchOne(
+                db, sql: "SELECT total(jobs) FILTER (WHERE state != 'done'), total(bytes) FROM tally")
+            let (count, bytes) = tally.map { (Int($0[0] as Double), Int($0[1] as Double)) } ?? (0, 0)
             guard count < self.limits.maximumJobs else {
                 throw QueueError.full(reason: "it holds \(count) jobs, its most")
             }
@@ -286,19 +351,36 @@ package final class JobStore: Sendable {
                 throw QueueError.full(
                     reason: "\(submission.payload.count) more payload bytes would pass its \(self.limits.maximumPayloadBytes)")
             }
+            var state = StoredJob.State.waiting
+            if let after = submission.after {
+                switch try Self.state(of: after, in: db) {
+                case nil: throw QueueError.noSuchJob(after)
+                case .done: break
+                case .failed: throw QueueError.invalidJob(reason: "job \(after), which it would follow, failed")
+                default: state = .blocked
+                }
+            }
+            try db.execute(sql: "INSERT OR IGNORE INTO conditionSet (conditions) VALUES (?)", arguments: [conditions])
+            let set = try Int64.fetchOne(db, sql: "SELECT id FROM conditionSet WHERE conditions = ?", arguments: [conditions])
             let policy = submission.retryPolicy
             try db.execute(
                 sql: """
                     INSERT INTO job (kind, payload, conditions, maximumAttempts, initialDelay, multiplier, maximumDelay,
-                        key, state, nextAttemptAt, expiresAt)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'waiting', ?, ?)
+                        key, state, nextAttemptAt, expiresAt, priority, afterJob, timeout, conditionSet)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     submission.kind, Data(submission.payload), conditions, policy.maximumAttempts,
                     policy.initialDelay.saturatingMilliseconds, policy.multiplier, policy.maximumDelay.saturatingMilliseconds,
-                    submission.key, now, submission.expiresAt,
+                    submission.key, state.rawValue, max(now, submission.notBefore ?? now), submission.expiresAt,
+                    submission.priority, submission.after, submission.timeout, set,
                 ])
-            return db.lastInsertedRowID
+            let id = db.lastInsertedRowID
+            // The jobs that were to follow the one this replaced follow this one.
+            if let replaced {
+                try db.execute(sql: "UPDATE job SET afterJob = ? WHERE afterJob = ?", arguments: [id, replaced])
+            }
+            return id
         }
         if wakesWorker { WorkerSignal.notify(database: path) }
         return id
@@ -314,65 +396,123 @@ package final class JobStore: Sendable {
         }
     }
 
-    /// Claims the first job, in order of submission, that is due at `now` and whose conditions hold: it is
-    /// `running` and its attempt counted when this returns. Expired jobs met on the way are failed.
+    /// Claims the job that runs next at `now` among those due whose conditions hold (the highest priority, then the
+    /// first submitted): it is `running`, its attempt counted and its last attempt's output cleared when this
+    /// returns. Nothing is claimed while the queue is paused. Expired jobs met on the way are failed.
     ///
-    /// `holds` is asked once per distinct set of conditions among the due jobs, not once per job, and SQLite finds the
-    /// first job with a set that holds, reading the table in id order (`NOT INDEXED`: through an index it would sort
-    /// every due job first): a look costs about 15 ms with 100,000 jobs waiting for conditions that do not
-    /// hold, where decoding every job's conditions cost 550 ms (`Benchmarks/results/2026-11-27-durable-queue.md`).
+    /// `holds` is asked once per distinct set of conditions that has a due job, and the first job of each set that
+    /// holds is found through an index in the order jobs run: a look costs the same with 100 or 100,000 jobs queued
+    /// (`Benchmarks/results/2026-11-28-queue-backlog.md`).
     package func claimNext(now: Int64, where holds: (JobConditions) -> Bool) throws(QueueError) -> StoredJob? {
+        try write { db in
+            let expired = try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT id FROM job INDEXED BY job_expiring
+                    WHERE expiresAt IS NOT NULL AND state IN ('waiting', 'retrying', 'blocked') AND expiresAt <= ?
+                    """, arguments: [now])
+            for id in expired {
+                try db.execute(
+                    sql: "UPDATE job SET state = 'failed', lastError = 'expired', finishedAt = ? WHERE id = ?",
+                    arguments: [now, id])
+                try Self.failDependents(of: id, because: "job \(id) expired", now: now, in: db)
+            }
+            guard try !Self.isPaused(db) else { return nil }
+            let sets = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, conditions FROM conditionSet AS s WHERE EXISTS (
+                        SELECT 1 FROM job WHERE conditionSet = s.id AND state IN ('waiting', 'retrying') AND nextAttemptAt <= ?)
+                    """, arguments: [now])
+            var next: (priority: Int, id: Int64)?
+            for set in sets {
+                let conditions = try JSONDecoder().decode(JobConditions.self, from: Data((set["conditions"] as String).utf8))
+                guard holds(conditions) else { continue }
+                for state in ["waiting", "retrying"] {
+                    guard
+                        let first = try Row.fetchOne(
+                            db,
+                            sql: """
+                                SELECT priority, id FROM job WHERE conditionSet = ? AND state = ? AND nextAttemptAt <= ?
+                                ORDER BY priority DESC, id LIMIT 1
+                                """, arguments: [set["id"] as Int64, state, now])
+                    else { continue }
+                    let candidate = (priority: first[0] as Int, id: first[1] as Int64)
+                    if next.map({ candidate.priority > $0.priority || (candidate.priority == $0.priority && candidate.id < $0.id) })
+                        ?? true
+                    {
+                        next = candidate
+                    }
+                }
+            }
+            guard let id = next?.id else { return nil }
+            try db.execute(sql: "UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = ?", arguments: [id])
+            try db.execute(sql: "DELETE FROM output WHERE job = ?", arguments: [id])
+            return try Self.storedJob(try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id])!)
+        }
+    }
+
+    /// The job succeeded: it is `done` and never runs again, and the jobs that were to follow it may run. Its
+    /// outcome is kept a while (``QueueLimits/keptOutcomes``, ``keptOutcomeMilliseconds``), then removed.
+    package func complete(_ id: Int64, now: Int64 = JobStore.now()) throws(QueueError) {
         try write { db in
             try db.execute(
                 sql: """
-                    UPDATE job SET state = 'failed', lastError = 'expired'
-                    WHERE expiresAt IS NOT NULL AND expiresAt <= ? AND state IN ('waiting', 'retrying')
-                    """, arguments: [now])
-            let due = try String.fetchAll(
-                db, sql: "SELECT DISTINCT conditions FROM job WHERE state IN ('waiting', 'retrying') AND nextAttemptAt <= ?",
-                arguments: [now])
-            let holding = try due.filter { text in
-                holds(try JSONDecoder().decode(JobConditions.self, from: Data(text.utf8)))
-            }
-            guard !holding.isEmpty else { return nil }
-            let texts = String(decoding: try JSONEncoder().encode(holding), as: UTF8.self)
-            guard
-                let id = try Int64.fetchOne(
-                    db,
-                    sql: """
-                        SELECT id FROM job NOT INDEXED WHERE state IN ('waiting', 'retrying') AND nextAttemptAt <= ?
-                            AND conditions IN (SELECT value FROM json_each(?))
-                        ORDER BY id LIMIT 1
-                        """, arguments: [now, texts])
-            else { return nil }
-            try db.execute(sql: "UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = ?", arguments: [id])
-            return try Self.job(try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id])!)
+                    UPDATE job SET state = 'done', finishedAt = ?, exitStatus = 0, lastError = NULL, key = NULL
+                    WHERE id = ?
+                    """, arguments: [now, id])
+            guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
+            try db.execute(
+                sql: "UPDATE job SET state = 'waiting' WHERE afterJob = ? AND state = 'blocked'", arguments: [id])
+            try Self.removeOldOutcomes(keeping: self.limits.keptOutcomes, now: now, in: db)
         }
     }
 
-    /// The job succeeded: it is gone, and never runs again.
-    package func complete(_ id: Int64) throws(QueueError) {
-        try write { db in
-            try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [id])
-            guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
-        }
+    /// How long a done job's outcome is kept: 7 days.
+    package static let keptOutcomeMilliseconds: Int64 = 7 * 24 * 3600 * 1000
+
+    /// Removes the oldest done jobs past the `kept` latest, and those of the oldest 16 older than
+    /// ``keptOutcomeMilliseconds``: a few rows per run, found through the state index, whatever the file holds.
+    private static func removeOldOutcomes(keeping kept: Int, now: Int64, in db: Database) throws {
+        let done = try Int.fetchOne(db, sql: "SELECT jobs FROM tally WHERE state = 'done'") ?? 0
+        try db.execute(
+            sql: """
+                DELETE FROM job WHERE id IN (SELECT id FROM job WHERE state = 'done' ORDER BY id LIMIT ?);
+                DELETE FROM job WHERE id IN (SELECT id FROM job WHERE state = 'done' ORDER BY id LIMIT 16) AND finishedAt < ?;
+                """, arguments: [max(0, done - kept), now - keptOutcomeMilliseconds])
     }
 
     /// The job's attempt failed: it retries after its policy's delay, or is failed for good after its last
-    /// attempt. Returns its new state.
-    package func fail(_ id: Int64, now: Int64, reason: String) throws(QueueError) -> StoredJob.State {
+    /// attempt or when `permanent`, and then so are the jobs that were to follow it. Returns its new state.
+    ///
+    /// - Parameter exitStatus: what its command exited with (`128 + N` for a signal, 124 for a timeout), if it ran one.
+    package func fail(
+        _ id: Int64, now: Int64, reason: String, exitStatus: Int32? = nil, permanent: Bool = false
+    ) throws(QueueError) -> StoredJob.State {
         try write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else {
                 throw QueueError.noSuchJob(id)
             }
-            let job = try Self.job(row)
-            let state: StoredJob.State = job.attempts >= job.retryPolicy.maximumAttempts ? .failed : .retrying
+            let job = try Self.storedJob(row)
+            let state: StoredJob.State = permanent || job.attempts >= job.retryPolicy.maximumAttempts ? .failed : .retrying
             let next = job.retryPolicy.delay(afterFailures: job.attempts).after(now)
             try db.execute(
-                sql: "UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ? WHERE id = ?",
-                arguments: [state.rawValue, next, reason, id])
+                sql: "UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ?, exitStatus = ?, finishedAt = ? WHERE id = ?",
+                arguments: [state.rawValue, next, reason, exitStatus, state == .failed ? now : nil, id])
+            if state == .failed { try Self.failDependents(of: id, because: "job \(id) failed", now: now, in: db) }
             return state
         }
+    }
+
+    /// Fails the jobs blocked behind job `id`, and those behind them, which can no longer run.
+    private static func failDependents(of id: Int64, because reason: String, now: Int64, in db: Database) throws {
+        try db.execute(
+            sql: """
+                WITH RECURSIVE chain(id) AS (
+                    SELECT id FROM job WHERE afterJob = ? AND state = 'blocked'
+                    UNION SELECT job.id FROM job JOIN chain ON job.afterJob = chain.id WHERE job.state = 'blocked')
+                UPDATE job SET state = 'failed', lastError = ?, finishedAt = ? WHERE id IN chain
+                """, arguments: [id, reason, now])
     }
 
     /// The job's conditions stopped holding while it ran: it waits for them again, its attempt given back.
@@ -383,6 +523,109 @@ package final class JobStore: Sendable {
                 arguments: [id])
             guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
         }
+    }
+
+    // MARK: - Output
+
+    /// The most of a job's output kept, its last bytes: 64 KiB.
+    package static let keptOutputBytes = 64 * 1024
+
+    /// Appends `bytes` to the output of job `id`'s attempt, of which the last ``keptOutputBytes`` are kept. Output is
+    /// what a full disk gives up first: it is never written with the worker's reserve. Whether it was written.
+    @discardableResult
+    package func appendOutput(_ bytes: [UInt8], to id: Int64) -> Bool {
+        guard !bytes.isEmpty, !readOnly else { return true }
+        return (try? database.write { db in
+            guard try Self.state(of: id, in: db) != nil else { return }
+            let kept = try Row.fetchOne(db, sql: "SELECT bytes, dropped FROM output WHERE job = ?", arguments: [id])
+            var all = kept.map { Array($0["bytes"] as Data) } ?? []
+            var dropped: Int64 = kept?["dropped"] ?? 0
+            all += bytes
+            if all.count > Self.keptOutputBytes {
+                dropped += Int64(all.count - Self.keptOutputBytes)
+                all.removeFirst(all.count - Self.keptOutputBytes)
+            }
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO output (job, bytes, dropped) VALUES (?, ?, ?)",
+                arguments: [id, Data(all), dropped])
+        }) != nil
+    }
+
+    /// The output job `id`'s last attempt wrote, its last ``keptOutputBytes``, and how many bytes before them were
+    /// dropped; `nil` when the file holds no job `id`.
+    package func output(of id: Int64) throws(QueueError) -> (bytes: [UInt8], dropped: Int64)? {
+        try read { db in
+            guard try Self.state(of: id, in: db) != nil else { return nil }
+            let row = try Row.fetchOne(db, sql: "SELECT bytes, dropped FROM output WHERE job = ?", arguments: [id])
+            return (row.map { Array($0["bytes"] as Data) } ?? [], row?["dropped"] ?? 0)
+        }
+    }
+
+    // MARK: - Control
+
+    /// Makes failed jobs (`ids`, or every failed one) wait to run again, in their place and under their ids, with
+    /// their attempts counted from 0; a job that follows another waits for it (blocked) until that one succeeds. A
+    /// retrying job is made due now. Returns how many.
+    ///
+    /// - Throws: ``QueueError/noSuchJob(_:)`` for an id not in the file; ``QueueError/invalidJob(reason:)`` for a job
+    ///   that is neither failed nor retrying, or follows a failed job that is not retried with it.
+    @discardableResult
+    package func retry(_ ids: [Int64]? = nil, now: Int64) throws(QueueError) -> Int {
+        let count = try write { db in
+            let chosen = try ids ?? Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'failed' ORDER BY id")
+            for id in chosen.sorted() {
+                guard let state = try Self.state(of: id, in: db) else { throw QueueError.noSuchJob(id) }
+                guard state == .failed || state == .retrying else {
+                    throw QueueError.invalidJob(reason: "job \(id) is \(state.rawValue): only a failed or retrying job is retried")
+                }
+                let after = try Int64.fetchOne(db, sql: "SELECT afterJob FROM job WHERE id = ?", arguments: [id])
+                let dependency = try after.flatMap { after in try Self.state(of: after, in: db) }
+                if dependency == .failed, let after {
+                    throw QueueError.invalidJob(reason: "job \(id) follows job \(after), which failed: retry that first")
+                }
+                let next: StoredJob.State = dependency == nil || dependency == .done ? .waiting : .blocked
+                try db.execute(
+                    sql: """
+                        UPDATE job SET state = ?, attempts = 0, nextAttemptAt = ?, lastError = NULL, exitStatus = NULL,
+                            finishedAt = NULL
+                        WHERE id = ?
+                        """, arguments: [next.rawValue, now, id])
+            }
+            return chosen.count
+        }
+        if count > 0 { WorkerSignal.notify(database: path) }
+        return count
+    }
+
+    /// Removes the done jobs' outcomes and, with `failed`, the failed jobs; how many jobs it removed. Without
+    /// `usingReserve` (a submission making room), the worker's reserve is never given up for it.
+    @discardableResult
+    package func clean(failed: Bool = false, usingReserve: Bool = true) throws(QueueError) -> Int {
+        try write(usingReserve: usingReserve) { db in
+            try db.execute(sql: "DELETE FROM job WHERE state = 'done' OR (? AND state = 'failed')", arguments: [failed])
+            return db.changesCount
+        }
+    }
+
+    /// Pauses the queue (no job starts; those running run on) or resumes it; kept in the file, so a restarted worker
+    /// stays paused.
+    package func setPaused(_ paused: Bool) throws(QueueError) {
+        try write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO setting (name, value) VALUES ('paused', ?)", arguments: [paused])
+        }
+        WorkerSignal.notify(database: path)
+    }
+
+    /// Whether the queue is paused.
+    package func isPaused() throws(QueueError) -> Bool { try read { db in try Self.isPaused(db) } }
+
+    private static func isPaused(_ db: Database) throws -> Bool {
+        guard try db.tableExists("setting") else { return false }  // not migrated yet: read only
+        return try Bool.fetchOne(db, sql: "SELECT value FROM setting WHERE name = 'paused'") ?? false
+    }
+
+    private static func state(of id: Int64, in db: Database) throws -> StoredJob.State? {
+        try String.fetchOne(db, sql: "SELECT state FROM job WHERE id = ?", arguments: [id]).flatMap(StoredJob.State.init)
     }
 
     // MARK: - Looking
@@ -401,11 +644,11 @@ package final class JobStore: Sendable {
         Set(try read { db in try Int64.fetchAll(db, sql: "SELECT id FROM job WHERE state = 'running'") })
     }
 
-    /// How many jobs are in each state.
+    /// How many jobs are in each state, kept by the file's triggers (nothing is counted).
     package func counts() throws(QueueError) -> [StoredJob.State: Int] {
         try read { db in
             var counts: [StoredJob.State: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) FROM job GROUP BY state") {
+            for row in try Row.fetchAll(db, sql: "SELECT state, jobs FROM tally") {
                 if let state = StoredJob.State(rawValue: row[0]) { counts[state] = row[1] }
             }
             return counts
@@ -417,29 +660,41 @@ package final class JobStore: Sendable {
         try read { db in
             try Int.fetchOne(
                 db,
-                sql: "SELECT count(*) FROM job WHERE state != 'failed' AND json_extract(conditions, '$.validated') = 1"
+                sql: """
+                    SELECT count(*) FROM job
+                    WHERE state NOT IN ('failed', 'done') AND json_extract(conditions, '$.validated') = 1
+                    """
             ) ?? 0
         }
     }
 
-    /// Every job, in order of submission.
-    package func jobs() throws(QueueError) -> [StoredJob] {
+    /// Job `id`, or `nil` when the file holds none.
+    package func job(_ id: Int64) throws(QueueError) -> StoredJob? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]).map(Self.storedJob) }
+    }
+
+    /// Every job not done, in order of submission; with `includingDone`, the done ones kept too.
+    package func jobs(includingDone: Bool = false) throws(QueueError) -> [StoredJob] {
         var jobs: [StoredJob] = []
-        try forEachJob { jobs.append($0) }
+        try forEachJob(includingDone: includingDone) { jobs.append($0) }
         return jobs
     }
 
-    /// Calls `body` with every job, in order of submission, one at a time: the file may hold more than memory should.
+    /// Calls `body` with every job not done (with `includingDone`, every job), in order of submission, one at a time:
+    /// the file may hold more than memory should.
     ///
     /// The jobs are read 256 at a time, each batch in a read transaction of its own, and `body` is called outside
     /// them: a caller that is slow to take them (`reach queue list` into a pipe nobody reads) never holds the
     /// write-ahead log back from a checkpoint.
-    package func forEachJob(_ body: (StoredJob) throws -> Void) throws(QueueError) {
+    package func forEachJob(includingDone: Bool = false, _ body: (StoredJob) throws -> Void) throws(QueueError) {
         var after = Int64.min
         while true {
             let batch = try read { db in
-                try Row.fetchAll(db, sql: "SELECT * FROM job WHERE id > ? ORDER BY id LIMIT 256", arguments: [after])
-                    .map(Self.job)
+                try Row.fetchAll(
+                    db, sql: "SELECT * FROM job WHERE id > ? AND (? OR state != 'done') ORDER BY id LIMIT 256",
+                    arguments: [after, includingDone]
+                )
+                .map(Self.storedJob)
             }
             for job in batch {
                 do {
@@ -453,11 +708,13 @@ package final class JobStore: Sendable {
         }
     }
 
-    /// Removes a job whatever its state; whether there was one.
+    /// Removes a job whatever its state; whether there was one. The jobs that were to follow it fail.
     package func remove(_ id: Int64) throws(QueueError) -> Bool {
         let removed = try write { db in
             try db.execute(sql: "DELETE FROM job WHERE id = ?", arguments: [id])
-            return db.changesCount == 1
+            guard db.changesCount == 1 else { return false }
+            try Self.failDependents(of: id, because: "job \(id) was removed", now: Self.now(), in: db)
+            return true
         }
         if removed { WorkerSignal.notify(database: path) }
         return removed
@@ -472,8 +729,9 @@ package final class JobStore: Sendable {
     /// Commits `body`. When the disk is full, space is made and the write tried again, twice: first the write-ahead
     /// log is checkpointed into the file and truncated (a commit appends to the log until a checkpoint, which the
     /// file's own pages take without growing when jobs end), then the worker's reserve (`PATH.reserve`) is given
-    /// up. Removals, a run's end and a worker's recovery need only a few pages.
-    private func write<Result>(_ body: (Database) throws -> Result) throws(QueueError) -> Result {
+    /// up (unless `usingReserve` is false: a submission never takes what the worker keeps for ends and removals).
+    /// Removals, a run's end and a worker's recovery need only a few pages.
+    private func write<Result>(usingReserve: Bool = true, _ body: (Database) throws -> Result) throws(QueueError) -> Result {
         guard !readOnly else { throw .cannotOpen(path: path, reason: "it was opened to be read") }
         var lastError: any Error
         do {
@@ -481,7 +739,7 @@ package final class JobStore: Sendable {
         } catch {
             lastError = error
         }
-        for makeRoom in [truncateLog, releaseReserve] {
+        for makeRoom in usingReserve ? [truncateLog, releaseReserve] : [truncateLog] {
             guard (lastError as? DatabaseError)?.resultCode == .SQLITE_FULL, makeRoom() else { continue }
             do {
                 return try database.write(body)
@@ -565,7 +823,7 @@ package final class JobStore: Sendable {
             + "sqlite3 \(quoted) .recover > \(sql) (read it before you load it into a new file)"
     }
 
-    private static func job(_ row: Row) throws -> StoredJob {
+    private static func storedJob(_ row: Row) throws -> StoredJob {
         let conditions = try JSONDecoder().decode(JobConditions.self, from: Data((row["conditions"] as String).utf8))
         let policy = try RetryPolicy(
             maximumAttempts: row["maximumAttempts"], initialDelay: .milliseconds(row["initialDelay"] as Int64),
@@ -574,7 +832,9 @@ package final class JobStore: Sendable {
             id: row["id"], kind: row["kind"], payload: Array(row["payload"] as Data), conditions: conditions,
             retryPolicy: policy, key: row["key"], state: StoredJob.State(rawValue: row["state"]) ?? .waiting,
             attempts: row["attempts"], nextAttemptAt: row["nextAttemptAt"], expiresAt: row["expiresAt"],
-            lastError: row["lastError"])
+            // A file not migrated yet (read by `list` before a worker of this version opened it) has no job control.
+            lastError: row["lastError"], priority: row["priority"] ?? 0, after: row["afterJob"], timeout: row["timeout"],
+            finishedAt: row["finishedAt"], exitStatus: row["exitStatus"])
     }
 
     private static func encode(_ conditions: JobConditions) throws(QueueError) -> Data {

@@ -20,7 +20,7 @@ struct QueueMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         jobs = Dictionary(
-            uniqueKeysWithValues: [StoredJob.State.waiting, .running, .retrying, .failed].map { state in
+            uniqueKeysWithValues: [StoredJob.State.waiting, .blocked, .running, .retrying, .failed, .done].map { state in
                 (
                     state,
                     Gauge(label: "network_reachability_queue_jobs", dimensions: [("state", state.rawValue)], factory: factory)

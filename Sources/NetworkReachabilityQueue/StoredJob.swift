@@ -2,7 +2,7 @@ import NetworkReachabilityCore
 
 /// A job as the database holds it.
 package struct StoredJob: Sendable, Equatable {
-    /// Where a job is in its life; a job that succeeded is deleted, so it has no state.
+    /// Where a job is in its life.
     package enum State: String, Sendable, Codable {
         /// Not run yet, or given back because its conditions stopped holding while it ran.
         case waiting
@@ -11,8 +11,13 @@ package struct StoredJob: Sendable, Equatable {
         case running
         /// Failed at least once; runs again at ``StoredJob/nextAttemptAt``.
         case retrying
-        /// Failed its last attempt, or expired: kept, never run again, until removed.
+        /// Failed its last attempt, failed for good, expired, or followed a job that failed or was removed: kept,
+        /// never run again, until retried or removed.
         case failed
+        /// Follows a job that has not succeeded yet: waiting once it has.
+        case blocked
+        /// Succeeded: never runs again; its outcome is kept a while (the latest 1,000, for 7 days).
+        case done
     }
 
     /// Increasing in order of submission: the queue's order.
@@ -33,4 +38,14 @@ package struct StoredJob: Sendable, Equatable {
     package let expiresAt: Int64?
     /// Why its last attempt failed.
     package let lastError: String?
+    /// Among the jobs that may run, a higher one runs first.
+    package var priority = 0
+    /// The job that must succeed before this one runs.
+    package var after: Int64?
+    /// How long one attempt may run, in milliseconds.
+    package var timeout: Int64?
+    /// Milliseconds since 1970 when it was done or failed for good.
+    package var finishedAt: Int64?
+    /// What its last attempt's command exited with: 0 when done, `128 + N` after signal N, 124 after its timeout.
+    package var exitStatus: Int32?
 }

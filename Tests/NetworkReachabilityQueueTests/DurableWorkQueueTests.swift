@@ -355,3 +355,67 @@ private final class Gate: @unchecked Sendable {
         for continuation in released { continuation.resume() }
     }
 }
+
+/// Job control through the queue's API: a timeout, a permanent failure, a job's output, a delay, priority, `after`,
+/// retry and pause, on a simulated network that is online.
+@Suite(.ownThread)
+struct DurableWorkQueueControlTests {
+    @Test func aTimeoutFailsTheAttemptAPermanentFailureEndsTheJobAndOutputIsKept() async throws {
+        let folder = try TestFolder.make("queue-control")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = SimulatedNetwork()
+        try network.addInterface("eth0")
+        try network.addAddress("192.0.2.10/24", to: "eth0")
+        try network.addDefaultRoute(via: "192.0.2.1")
+        let queue = try DurableWorkQueue(path: folder + "/q") { target throws(ReachabilityError) in
+            try NetworkReachability(target: target, network: network)
+        }
+        let ends = Recorder<String>()
+        queue.register("hang") { job in
+            job.write("started \(job.attempt)\n")
+            defer { ends.append("hang \(job.attempt)") }
+            try await Task.sleep(for: .seconds(60))
+        }
+        queue.register("reject") { job in
+            ends.append("reject \(job.attempt)")
+            throw JobFailure("rejected as malformed", exitStatus: 65, isPermanent: true)
+        }
+        queue.register("note") { job in
+            job.write("note \(try job.payload(as: String.self))")
+            ends.append("note \(try job.payload(as: String.self))")
+        }
+        try queue.pause()
+        let hang = try queue.submit(
+            "hang", payload: 0, retryPolicy: try RetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(10)),
+            timeout: .milliseconds(200))
+        let reject = try queue.submit("reject", payload: 0, priority: 1)
+        let follower = try queue.submit("note", payload: "after", after: reject)
+        let submitted = ContinuousClock.now
+        let delayed = try queue.submit("note", payload: "delayed", delay: .milliseconds(600))
+        try queue.start()
+        #expect(ends.valuesAfterQuiet(0.3).isEmpty, "paused")
+        try queue.resume()
+
+        // The higher priority first; its follower fails with it; the hanging one is cut twice at 200 ms
+        // (The delayed job may come between the hanging one's attempts: its time and their retry's are close.)
+        let ended = await ends.waitForAsync(4)
+        #expect(ended.first == "reject 1" && ended.sorted() == ["hang 1", "hang 2", "note delayed", "reject 1"])
+        #expect(ended.firstIndex(of: "hang 1")! < ended.firstIndex(of: "hang 2")!)
+        #expect(ContinuousClock.now - submitted >= .milliseconds(600), "the delayed job waited")
+        let store = try JobStore(path: folder + "/q", readOnly: true)
+        #expect(await eventuallyAsync { (try? store.job(delayed))?.state == .done })
+        let hung = try #require(try store.job(hang))
+        #expect(hung.state == .failed && hung.exitStatus == 124 && hung.lastError == "timed out after 200 ms")
+        #expect(try store.job(reject)?.attempts == 1 && store.job(reject)?.exitStatus == 65)
+        #expect(try store.job(follower)?.lastError == "job \(reject) failed")
+        #expect(try queue.output(of: hang)?.bytes == Array("started 2\n".utf8))
+        #expect(try queue.output(of: delayed)?.bytes == Array("note delayed".utf8))
+
+        // Retried, the rejected job runs again from attempt 1, and fails its follower again
+        #expect(try queue.retry([reject, follower]) == 2)
+        #expect(await ends.waitForAsync(5).last == "reject 1")
+        #expect(await eventuallyAsync { (try? store.job(follower))?.state == .failed })
+        #expect(try queue.clean(failed: true) == 4)  // three failed, one done
+        await queue.stop()
+    }
+}

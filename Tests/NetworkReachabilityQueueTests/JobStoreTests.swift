@@ -166,3 +166,183 @@ struct JobStoreTests {
         }
     }
 }
+
+/// Job control in the store: priority, `after`, retry, kept outcomes, output, pause, and a file of the last version.
+struct JobControlStoreTests {
+    private static func inDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+        let directory = try TestFolder.make("queue-control")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try body(directory)
+    }
+
+    private static func job(_ payload: String, priority: Int = 0, after: Int64? = nil, attempts: Int = 5) throws
+        -> JobStore.Submission
+    {
+        var submission = JobStore.Submission(kind: "k", payload: Array(payload.utf8))
+        submission.priority = priority
+        submission.after = after
+        submission.retryPolicy = try RetryPolicy(maximumAttempts: attempts)
+        return submission
+    }
+
+    private static func states(_ store: JobStore) throws -> [String] {
+        try store.jobs(includingDone: true).map { "\(String(decoding: $0.payload, as: UTF8.self)):\($0.state.rawValue)" }
+    }
+
+    @Test func aHigherPriorityRunsFirstAndAFollowerWaitsUntilItsJobIsDone() throws {
+        try Self.inDirectory { directory in
+            let store = try JobStore(path: directory + "/q")
+            let low = try store.submit(try Self.job("low"), now: 0)
+            let high = try store.submit(try Self.job("high", priority: 5), now: 0)
+            let follower = try store.submit(try Self.job("follower", priority: 9, after: low), now: 0)
+            #expect(try Self.states(store) == ["low:waiting", "high:waiting", "follower:blocked"])
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == high)
+            try store.complete(high)
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == low)
+            #expect(try store.claimNext(now: 0) { _ in true } == nil, "the follower waits while its job runs")
+            try store.complete(low)
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == follower)
+            // A follower of a done job waits for nothing; of a missing one it is refused
+            #expect(try store.submit(try Self.job("late", after: low), now: 0) > follower)
+            #expect(throws: QueueError.noSuchJob(999)) { try store.submit(try Self.job("x", after: 999), now: 0) }
+        }
+    }
+
+    @Test func aJobThatFailsForGoodFailsItsFollowersAndRetryPutsThemBackInPlace() throws {
+        try Self.inDirectory { directory in
+            let store = try JobStore(path: directory + "/q")
+            let first = try store.submit(try Self.job("a", attempts: 3), now: 0)
+            let second = try store.submit(try Self.job("b", after: first), now: 0)
+            _ = try store.submit(try Self.job("c", after: second), now: 0)
+            _ = try store.claimNext(now: 0) { _ in true }
+            // An exit status listed as permanent fails it with attempts left
+            #expect(try store.fail(first, now: 5, reason: "exit status 2", exitStatus: 2, permanent: true) == .failed)
+            #expect(try Self.states(store) == ["a:failed", "b:failed", "c:failed"])
+            #expect(try store.jobs()[1].lastError == "job \(first) failed")
+            #expect(try store.job(first)?.exitStatus == 2 && store.job(first)?.finishedAt == 5)
+            #expect(throws: QueueError.self) { try store.retry([second], now: 10) }
+            #expect(throws: QueueError.invalidJob(reason: "job \(first), which it would follow, failed")) {
+                try store.submit(try Self.job("d", after: first), now: 0)
+            }
+
+            #expect(try store.retry(now: 10) == 3)
+            #expect(try Self.states(store) == ["a:waiting", "b:blocked", "c:blocked"])
+            let retried = try #require(try store.job(first))
+            #expect(retried.attempts == 0 && retried.lastError == nil && retried.exitStatus == nil && retried.nextAttemptAt == 10)
+            // Removing a job fails what follows it
+            #expect(try store.remove(first))
+            #expect(try Self.states(store) == ["b:failed", "c:failed"])
+        }
+    }
+
+    @Test func doneJobsAreKeptUpToTheirLimitUntilCleanedAndAreNotCounted() throws {
+        try Self.inDirectory { directory in
+            var limits = QueueLimits()
+            limits.keptOutcomes = 2
+            limits.maximumJobs = 2
+            let store = try JobStore(path: directory + "/q", limits: limits)
+            for name in ["a", "b", "c"] {
+                let id = try store.submit(try Self.job(name), now: 0)
+                _ = try store.claimNext(now: 0) { _ in true }
+                try store.complete(id, now: 100)
+            }
+            #expect(try Self.states(store) == ["b:done", "c:done"])
+            #expect(try store.jobs().isEmpty && store.counts()[.done] == 2)
+            #expect(try store.jobs(includingDone: true).allSatisfy { $0.exitStatus == 0 && $0.finishedAt == 100 })
+            // The done ones are not counted against the bound of two
+            _ = try store.submit(try Self.job("d", attempts: 1), now: 0)
+            _ = try store.submit(try Self.job("e"), now: 0)
+            #expect(throws: QueueError.self) { try store.submit(try Self.job("f"), now: 0) }
+            _ = try store.claimNext(now: 0) { _ in true }
+            _ = try store.fail(4, now: 0, reason: "no")
+            #expect(try store.clean() == 2)
+            #expect(try Self.states(store) == ["d:failed", "e:waiting"])
+            #expect(try store.clean(failed: true) == 1)
+            #expect(try store.counts() == [.waiting: 1, .blocked: 0, .running: 0, .retrying: 0, .failed: 0, .done: 0])
+        }
+    }
+
+    @Test func aJobKeepsTheLast64KiBOfItsAttemptsOutput() throws {
+        try Self.inDirectory { directory in
+            let store = try JobStore(path: directory + "/q")
+            let id = try store.submit(try Self.job("a"), now: 0)
+            #expect(try store.output(of: id)?.bytes == [])
+            #expect(try store.output(of: 99) == nil)
+            _ = try store.claimNext(now: 0) { _ in true }
+            store.appendOutput(Array(repeating: 1, count: 40 * 1024), to: id)
+            store.appendOutput(Array(repeating: 2, count: 40 * 1024), to: id)
+            let output = try #require(try store.output(of: id))
+            #expect(output.bytes.count == JobStore.keptOutputBytes && output.dropped == 16 * 1024)
+            #expect(output.bytes.first == 1 && output.bytes.last == 2)
+            // The next attempt begins its own
+            try store.giveBack(id)
+            _ = try store.claimNext(now: 0) { _ in true }
+            #expect(try store.output(of: id)?.bytes == [] && store.output(of: id)?.dropped == 0)
+            // A removed job's output goes with it, and none is written for it after
+            #expect(try store.remove(id))
+            store.appendOutput([1], to: id)
+            #expect(try store.output(of: id) == nil)
+        }
+    }
+
+    @Test func aPausedQueueStartsNothingUntilResumedEvenReopened() throws {
+        try Self.inDirectory { directory in
+            let store = try JobStore(path: directory + "/q")
+            _ = try store.submit(try Self.job("a"), now: 0)
+            try store.setPaused(true)
+            #expect(try JobStore(path: directory + "/q").claimNext(now: 0) { _ in true } == nil)
+            #expect(try JobStore(path: directory + "/q", readOnly: true).isPaused())
+            try store.setPaused(false)
+            #expect(try store.claimNext(now: 0) { _ in true } != nil)
+        }
+    }
+
+    @Test func aFileOfTheLastVersionKeepsItsJobsTheirOrderAndTheirCounts() throws {
+        try Self.inDirectory { directory in
+            let path = directory + "/q"
+            // The last version's schema and three jobs, as its worker left them
+            let old = try DatabaseQueue(path: path)
+            try old.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+            var migrator = DatabaseMigrator()
+            migrator.registerMigration("jobs") { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE job (id INTEGER PRIMARY KEY AUTOINCREMENT, kind TEXT NOT NULL, payload BLOB NOT NULL,
+                            conditions TEXT NOT NULL, maximumAttempts INTEGER NOT NULL, initialDelay INTEGER NOT NULL,
+                            multiplier REAL NOT NULL, maximumDelay INTEGER NOT NULL, key TEXT UNIQUE, state TEXT NOT NULL,
+                            attempts INTEGER NOT NULL DEFAULT 0, nextAttemptAt INTEGER NOT NULL DEFAULT 0, expiresAt INTEGER,
+                            lastError TEXT);
+                        CREATE INDEX job_state ON job(state, id);
+                        """)
+            }
+            migrator.registerMigration("dueAndExpiryIndexes") { db in
+                try db.execute(
+                    sql: """
+                        CREATE INDEX job_due ON job(state, nextAttemptAt);
+                        CREATE INDEX job_expiry ON job(expiresAt) WHERE expiresAt IS NOT NULL;
+                        """)
+            }
+            try migrator.migrate(old)
+            let any = String(decoding: try JSONEncoder().encode(JobConditions()), as: UTF8.self)
+            let unmetered = String(decoding: try JSONEncoder().encode(JobConditions(unmetered: true)), as: UTF8.self)
+            try old.write { db in
+                for (conditions, state) in [(any, "waiting"), (unmetered, "running"), (any, "failed")] {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO job (kind, payload, conditions, maximumAttempts, initialDelay, multiplier,
+                                maximumDelay, state) VALUES ('k', x'00', ?, 5, 1000, 2, 3600000, ?)
+                            """, arguments: [conditions, state])
+                }
+            }
+            try old.close()
+            let store = try JobStore(path: path)
+            #expect(try store.counts() == [.waiting: 1, .blocked: 0, .running: 1, .retrying: 0, .failed: 1, .done: 0])
+            #expect(try store.recoverInterruptedRuns() == 1)
+            // Both sets of conditions are claimable, in the order the jobs were added
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == 1)
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == 2)
+            #expect(try store.retry([3], now: 0) == 1)
+            #expect(try store.claimNext(now: 0) { _ in true }?.id == 3)
+        }
+    }
+}

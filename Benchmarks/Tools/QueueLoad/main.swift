@@ -5,6 +5,8 @@
 //   QueueLoad submit-and-run DB COUNT      prints submissions/s and runs/s
 //   QueueLoad fill DB                      one job that never runs here (it requires a cellular link); copied by the script
 //   QueueLoad wait-behind DB               starts the worker on DB, then submits one runnable job, ten times
+//   QueueLoad fill-runnable DB             one runnable job; copied by the script into a backlog
+//   QueueLoad drain DB                     runs every job in DB; prints the wall time and the CPU time per job
 import Foundation
 import NetworkReachabilityKit
 import NetworkReachabilityQueue
@@ -38,6 +40,13 @@ final class Runs: @unchecked Sendable {
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let elapsed = ContinuousClock.now - start
     return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// User and system CPU time of the process so far.
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 func residentKiB() -> (current: Int, peak: Int) {
@@ -88,6 +97,32 @@ case "wait-behind":
             format: "started and ran 10 in %.2f s; resident %.1f MiB, peak %.1f MiB", seconds(since: starting),
             Double(memory.current) / 1024, Double(memory.peak) / 1024))
     await queue.stop()
+case "fill-runnable":
+    let queue = try DurableWorkQueue(path: path)
+    try queue.submit("empty", payload: 0, conditions: runnable)
+case "drain":
+    var limits = QueueLimits()
+    limits.maximumJobs = 1_000_000
+    let queue = try DurableWorkQueue(path: path, limits: limits)
+    let runs = Runs()
+    queue.register("empty") { _ in runs.add() }
+    let count = Int(arguments.count > 3 ? arguments[3] : "") ?? 0
+    let starting = ContinuousClock.now
+    let cpuBefore = cpuSeconds()
+    try queue.start()
+    var last = ContinuousClock.now
+    for step in 1...10 {
+        runs.wait(for: count * step / 10)
+        let now = ContinuousClock.now
+        print(String(format: "  jobs %d–%d: %.0f /s", count * (step - 1) / 10 + 1, count * step / 10,
+            Double(count / 10) / seconds(since: last)))
+        last = now
+    }
+    let wall = seconds(since: starting)
+    let cpu = cpuSeconds() - cpuBefore
+    await queue.stop()
+    print(String(format: "drained %d jobs in %.1f s (%.0f /s); CPU %.2f ms per job", count, wall, Double(count) / wall,
+        cpu * 1000 / Double(count)))
 default:
     print("usage: QueueLoad submit-and-run|fill|wait-behind DB [COUNT]")
     exit(64)

@@ -5,4 +5,8 @@
 /// 0 on success, -1 with errno set. prctl is variadic, which Swift cannot call.
 int cprocess_become_subreaper(void);
 
+/// A pipe whose ends are close-on-exec from their creation (pipe2 with O_CLOEXEC, which Glibc's module map hides
+/// behind _GNU_SOURCE): no command spawned meanwhile by another thread inherits it. 0, or -1 with errno set.
+int cprocess_pipe_cloexec(int ends[2]);
+
 #endif
