@@ -173,13 +173,13 @@ _reach-queue() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    add|run|list|remove|help)
+    add|run|list|log|wait|retry|remove|clean|pause|resume|help)
         # Offer subcommand argument completions
         "_reach-queue_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'add run list remove help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'add run list log wait retry remove clean pause resume help' -- "${cur}"))
         ;;
     esac
 }
@@ -188,7 +188,7 @@ _reach-queue_add() {
     repeating_flags=()
     non_repeating_flags=(--keep --version -h --help)
     repeating_options=(--when --prohibit)
-    non_repeating_options=(--require --target --key --attempts --retry-delay --expires --max-jobs)
+    non_repeating_options=(--require --target --key --attempts --retry-delay --expires --after --delay --not-before --timeout --priority --permanent-failure --max-jobs)
     __reach-queue_offer_flags_options -1
 
     # Offer option value completions
@@ -217,6 +217,24 @@ _reach-queue_add() {
         return
         ;;
     '--expires')
+        return
+        ;;
+    '--after')
+        return
+        ;;
+    '--delay')
+        return
+        ;;
+    '--not-before')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--priority')
+        return
+        ;;
+    '--permanent-failure')
         return
         ;;
     '--max-jobs')
@@ -248,10 +266,34 @@ _reach-queue_run() {
 
 _reach-queue_list() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --all --version -h --help)
     repeating_options=()
     non_repeating_options=()
     __reach-queue_offer_flags_options 1
+}
+
+_reach-queue_log() {
+    repeating_flags=()
+    non_repeating_flags=(--follow --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options 2
+}
+
+_reach-queue_wait() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options 2
+}
+
+_reach-queue_retry() {
+    repeating_flags=()
+    non_repeating_flags=(--failed --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options -1
 }
 
 _reach-queue_remove() {
@@ -260,6 +302,30 @@ _reach-queue_remove() {
     repeating_options=()
     non_repeating_options=()
     __reach-queue_offer_flags_options 2
+}
+
+_reach-queue_clean() {
+    repeating_flags=()
+    non_repeating_flags=(--failed --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options 1
+}
+
+_reach-queue_pause() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options 1
+}
+
+_reach-queue_resume() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach-queue_offer_flags_options 1
 }
 
 _reach-queue_help() {

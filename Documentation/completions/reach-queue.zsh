@@ -52,15 +52,21 @@ _reach-queue() {
         local -ar subcommands=(
             'add:Keep a command to run when the network allows; print its id once it is on the disk.'
             'run:Run the queue'\''s commands in order while their conditions hold, until SIGTERM or SIGINT.'
-            'list:Print one line per job: id, state, attempts, conditions and command; done jobs are gone.'
+            'list:Print one line per job: id, state, attempts, conditions and command; with --all, the done ones too.'
+            'log:Print what a job'\''s last attempt wrote to stdout and stderr (its last 64 KiB), byte for byte.'
+            'wait:Wait until a job is done or has failed for good, and exit with its status.'
+            'retry:Run failed jobs again, under their ids and in their places, with their attempts counted from 0.'
             'remove:Remove a job whatever its state; if its command runs, the worker stops it (SIGTERM).'
+            'clean:Remove the done jobs kept (the latest 1,000, for 7 days) and, with --failed, the failed jobs.'
+            'pause:Start no job until `resume`; the jobs running run on. Kept in the file, across the worker'\''s restarts.'
+            'resume:Start jobs again after `pause`.'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0
         ;;
     arg)
         case "${words[1]}" in
-        add|run|list|remove|help)
+        add|run|list|log|wait|retry|remove|clean|pause|resume|help)
             "_reach-queue_${words[1]}" && ret=0
             ;;
         esac
@@ -85,6 +91,12 @@ _reach-queue_add() {
         '--attempts[The most attempts before the job is kept as failed.]:attempts:'
         '--retry-delay[Seconds to wait after the first failed attempt; each further failure doubles it, up to an hour.]:retry-delay:'
         '--expires[Seconds from now after which the job is failed rather than run.]:expires:'
+        '--after[Run only after the job with this id succeeded; if it fails or is removed, this one fails.]:after:'
+        '--delay[Seconds from now before which the job does not run.]:delay:'
+        '--not-before[A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03\:00\:00Z).]:not-before:'
+        '--timeout[Seconds one attempt may run; then it is stopped (SIGTERM, SIGKILL 10 s later) and counts as failed, exit status 124.]:timeout:'
+        '--priority[Among the jobs that may run, a higher priority runs first (-1000 to 1000).]:priority:'
+        '--permanent-failure[Exit statuses, comma-separated, after which the job fails at once, without its remaining attempts.]:permanent-failure:'
         '--max-jobs[Refuse the job (exit 75) while the file holds this many jobs, failed ones included.]:max-jobs:'
         '*:command:'
         '--version[Show the version.]'
@@ -116,6 +128,48 @@ _reach-queue_list() {
     local -ar arg_specs=(
         ':database:'
         '--json[Print one JSON object per line.]'
+        '--all[Print the done jobs kept too, with their exit status in --json.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_log() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
+        ':id:'
+        '--follow[Print what it writes next, until it ends.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_wait() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
+        ':id:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_retry() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
+        '*:ids:'
+        '--failed[Every failed job.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )
@@ -129,6 +183,43 @@ _reach-queue_remove() {
     local -ar arg_specs=(
         ':database:'
         ':id:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_clean() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
+        '--failed[Remove the failed jobs too.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_pause() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach-queue_resume() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':database:'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

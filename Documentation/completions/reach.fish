@@ -102,7 +102,7 @@ complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" 
 complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'nat64' -d 'Print whether the network is IPv6-only, its NAT64 prefixes (router advertisements, DNS64), RDNSS and portal.'
 complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'synthesize' -d 'Print the IPv4-embedded IPv6 address for an IPv4 address (RFC 6052), with a given or discovered prefix.'
 complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'serve' -d 'Serve the targets\' state over HTTP: /metrics for Prometheus, /status as JSON, /events as a stream.'
-complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'queue' -d 'Keep commands in a file and run them when the network allows (add, run, list, remove).'
+complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'queue' -d 'Keep commands in a file and run them when the network allows (add, run, list, log, wait, retry, ...).'
 complete -c 'reach' -n '__reach_should_offer_completions_for_positional "reach" -eq 1' -fa 'help' -d 'Show subcommand help information.'
 complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" resolution-timeout' -l 'resolution-timeout' -d 'Seconds a host name\'s resolution may take before it counts as timed out.' -rfka ''
 complete -c 'reach' -n '__reach_should_offer_completions_for_flags_or_options "reach status" validate' -l 'validate' -d 'Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).' -rfka ''

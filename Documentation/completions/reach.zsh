@@ -57,7 +57,7 @@ _reach() {
             'nat64:Print whether the network is IPv6-only, its NAT64 prefixes (router advertisements, DNS64), RDNSS and portal.'
             'synthesize:Print the IPv4-embedded IPv6 address for an IPv4 address (RFC 6052), with a given or discovered prefix.'
             'serve:Serve the targets'\'' state over HTTP: /metrics for Prometheus, /status as JSON, /events as a stream.'
-            'queue:Keep commands in a file and run them when the network allows (add, run, list, remove).'
+            'queue:Keep commands in a file and run them when the network allows (add, run, list, log, wait, retry, ...).'
             'help:Show subcommand help information.'
         )
         _describe -V subcommand subcommands && ret=0

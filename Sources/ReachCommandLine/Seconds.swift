@@ -45,6 +45,10 @@ package struct Seconds: Sendable, Equatable, CustomStringConvertible {
     package static let retryDelay: ClosedRange<Double> = 0.1...86_400
     /// How long a queued command may wait before it expires: from a second to ten years.
     package static let expiry: ClosedRange<Double> = 1...315_360_000
+    /// How long a queued command waits before it may run: from none to ten years.
+    package static let delay: ClosedRange<Double> = 0...315_360_000
+    /// How long one attempt of a queued command may run: from 100 ms to a week.
+    package static let jobTimeout: ClosedRange<Double> = 0.1...604_800
     /// The default resolution timeout.
     package static let standardResolution = Seconds(duration: NetworkReachability.defaultResolutionTimeout)
 }

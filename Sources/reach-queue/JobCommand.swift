@@ -24,6 +24,8 @@ struct JobCommand: Codable, Sendable {
     let argumentBytes: [Data]?
     /// The directory's bytes, kept where it is not UTF-8.
     let directoryBytes: Data?
+    /// Exit statuses after which the job fails at once, without its remaining attempts (`--permanent-failure`).
+    var permanentFailures: [Int32]?
 
     /// The command `arguments` (the program first), to run in `directory`, both as the system gave their bytes.
     init(arguments: [[UInt8]], directory: [UInt8]) {
@@ -42,23 +44,20 @@ struct JobCommand: Codable, Sendable {
 
     /// The command `job` carries.
     ///
-    /// - Throws: ``Failure`` for a job of another kind, or whose payload is no command (then the attempt fails).
+    /// - Throws: ``JobFailure`` for a job of another kind, or whose payload is no command (it fails for good).
     static func decode(_ job: DurableJob) throws -> JobCommand {
         guard let command = try? job.payload(as: JobCommand.self), !command.arguments.isEmpty else {
-            throw Failure(description: "the job's payload is no command")
+            throw JobFailure("the job's payload is no command", isPermanent: true)
         }
         return command
     }
 
-    /// Why a command's run counts as a failed attempt.
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
-    /// Runs the command for `job` and returns when it exits 0; throws for any other end.
+    /// Runs the command for `job` and returns when it exits 0; throws a ``JobFailure`` with its exit status (`128 + N`
+    /// after signal N) for any other end, permanent for a status in ``permanentFailures``.
     ///
-    /// - It runs in a session and process group of its own, with `/dev/null` as stdin, the worker's stdout and stderr, default
-    ///   signal actions and no blocked signals, and `REACH_JOB_ID` and `REACH_ATTEMPT` in its environment.
+    /// - It runs in a session and process group of its own, with `/dev/null` as stdin, default signal actions and no
+    ///   blocked signals, and `REACH_JOB_ID` and `REACH_ATTEMPT` in its environment. Its stdout and stderr go to the
+    ///   worker's and to the job's output in the file (``CommandOutput``), all of it read before its end counts.
     /// - `workerLock`, the worker's locked descriptor, is its descriptor 3: a command outlives a worker killed with
     ///   SIGKILL, and while it runs no next worker can start the same job a second time.
     /// - Cancelled (its conditions stopped holding, or the worker stops), its group is sent SIGTERM, and SIGKILL
@@ -66,16 +65,29 @@ struct JobCommand: Codable, Sendable {
     /// - When it ends, whatever it left running is sent SIGKILL and reaped before its end counts
     ///   (``LeftoverProcesses``): nothing it started outlives it.
     func run(as job: DurableJob, workerLock: Int32?) async throws {
-        let process = try Child(spawning: self, as: job, workerLock: workerLock)
+        let output = try CommandOutput(for: job)
+        let process: Child
+        do {
+            defer { output.started() }
+            process = try Child(spawning: self, as: job, workerLock: workerLock, output: output)
+        } catch {
+            output.commandEnded()
+            await output.finish()
+            throw error
+        }
         let status = await withTaskCancellationHandler {
             await process.exit()
         } onCancel: {
             process.stop(grace: Self.stopGrace)
         }
+        output.commandEnded()
+        await output.finish()
         switch status {
         case .exited(0): return
-        case .exited(let code): throw Failure(description: "exit status \(code)")
-        case .signaled(let signal): throw Failure(description: "ended by signal \(signal)")
+        case .exited(let code):
+            throw JobFailure(
+                "exit status \(code)", exitStatus: code, isPermanent: permanentFailures?.contains(code) == true)
+        case .signaled(let signal): throw JobFailure("ended by signal \(signal)", exitStatus: 128 + signal)
         }
     }
 
@@ -92,11 +104,13 @@ struct JobCommand: Codable, Sendable {
         private let ended = Locked<Termination?>(nil)
         private let waiters = Locked<[CheckedContinuation<Termination, Never>]>([])
 
-        init(spawning command: JobCommand, as job: DurableJob, workerLock: Int32?) throws {
+        init(spawning command: JobCommand, as job: DurableJob, workerLock: Int32?, output: CommandOutput) throws {
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, output.stdoutWriter, STDOUT_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, output.stderrWriter, STDERR_FILENO)
             if let workerLock { posix_spawn_file_actions_adddup2(&actions, workerLock, 3) }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
@@ -123,7 +137,7 @@ struct JobCommand: Codable, Sendable {
             defer { for pointer in cArguments + cEnvironment { free(pointer) } }
             var child = pid_t()
             let result = posix_spawn(&child, "/bin/sh", &actions, &attributes, &cArguments, &cEnvironment)
-            guard result == 0 else { throw Failure(description: "cannot start /bin/sh: \(String(cString: strerror(result)))") }
+            guard result == 0 else { throw JobFailure("cannot start /bin/sh: \(String(cString: strerror(result)))") }
             pid = child
             LeftoverProcesses.began(child)
             try DedicatedThread(name: "reach-job") { [self] in reap() }.detach()

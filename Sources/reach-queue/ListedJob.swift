@@ -4,7 +4,7 @@ import NetworkReachabilityQueue
 /// A job as `reach queue list` prints it: a line of tab-separated fields, or a JSON object.
 struct ListedJob: Encodable {
     let id: Int64
-    /// `waiting`, `running`, `retrying` or `failed`.
+    /// `waiting`, `blocked`, `running`, `retrying`, `failed` or `done`.
     let state: String
     /// Attempts started, the running one included.
     let attempts: Int
@@ -18,8 +18,18 @@ struct ListedJob: Encodable {
     let command: [String]
     let directory: String?
     let key: String?
-    /// When a retrying job runs next, in ISO 8601 (UTC).
+    /// When a retrying job runs next, or a delayed one first, in ISO 8601 (UTC).
     let nextAttemptAt: String?
+    /// Among the jobs that may run, a higher one runs first.
+    let priority: Int
+    /// The job that must succeed before this one runs.
+    let after: Int64?
+    /// Seconds one attempt may run.
+    let timeout: Double?
+    /// When it was done or failed for good, in ISO 8601 (UTC).
+    let finishedAt: String?
+    /// Its last attempt's exit status: 0 when done, 128+N after signal N, 124 after its timeout.
+    let exitStatus: Int32?
     let expiresAt: String?
     /// Why its last attempt failed.
     let lastError: String?
@@ -32,7 +42,7 @@ struct ListedJob: Encodable {
     private enum CodingKeys: String, CodingKey {
         case id, state, attempts, maximumAttempts, conditions, target, requiredType, prohibitedTypes, command
         case commandBase64, directory
-        case key, nextAttemptAt, expiresAt, lastError
+        case key, nextAttemptAt, expiresAt, lastError, priority, after, timeout, finishedAt, exitStatus
     }
 
     init(_ job: StoredJob) {
@@ -50,7 +60,13 @@ struct ListedJob: Encodable {
         commandBase64 = command?.argumentBytes?.map { $0.base64EncodedString() }
         directory = command?.directory
         key = job.key
-        nextAttemptAt = job.state == .retrying ? Self.time(job.nextAttemptAt) : nil
+        let delayed = (job.state == .waiting || job.state == .blocked) && job.nextAttemptAt > JobStore.now()
+        nextAttemptAt = job.state == .retrying || delayed ? Self.time(job.nextAttemptAt) : nil
+        priority = job.priority
+        after = job.after
+        timeout = job.timeout.map { Double($0) / 1000 }
+        finishedAt = job.finishedAt.map(Self.time)
+        exitStatus = job.exitStatus
         expiresAt = job.expiresAt.map(Self.time)
         lastError = job.lastError
     }
@@ -64,6 +80,8 @@ struct ListedJob: Encodable {
         if target != "internet" { words.append("target=\(ShellWord.quoted(target))") }
         if let requiredType { words.append("require=\(requiredType)") }
         words += prohibitedTypes.map { "prohibit=\($0)" }
+        if let after { words.append("after=\(after)") }
+        if priority != 0 { words.append("priority=\(priority)") }
         return [
             "\(id)", state, "\(attempts)/\(maximumAttempts)", words.joined(separator: ","),
             commandBytes.map(ShellWord.quoted).joined(separator: " "),

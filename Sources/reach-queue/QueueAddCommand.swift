@@ -18,7 +18,9 @@ struct QueueAddCommand: ParsableCommand {
             The command runs in this directory, with the worker's environment and REACH_JOB_ID and REACH_ATTEMPT \
             set. It runs while TARGET is reachable and every --when condition holds; exit status 0 ends it, any \
             other is a failed attempt, retried after 1, 2, 4... seconds (--retry-delay, doubled each time, at most \
-            an hour) until --attempts, after which it is kept as failed.
+            an hour) until --attempts, after which it is kept as failed, and so are the jobs added --after it. \
+            Among the jobs that may run, a higher --priority runs first, then the first added. Who may write the \
+            file may run commands as the worker's user.
             """
     )
 
@@ -56,6 +58,32 @@ struct QueueAddCommand: ParsableCommand {
     var expires: Seconds?
 
     @Option(
+        help: "Run only after the job with this id succeeded; if it fails or is removed, this one fails.",
+        transform: JobID.init)
+    var after: JobID?
+
+    @Option(help: "Seconds from now before which the job does not run.", transform: Seconds.parser(in: Seconds.delay))
+    var delay: Seconds?
+
+    @Option(
+        help: "A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03:00:00Z).",
+        transform: Self.time)
+    var notBefore: Date?
+
+    @Option(
+        help: "Seconds one attempt may run; then it is stopped (SIGTERM, SIGKILL 10 s later) and counts as failed, exit status 124.",
+        transform: Seconds.parser(in: Seconds.jobTimeout))
+    var timeout: Seconds?
+
+    @Option(help: "Among the jobs that may run, a higher priority runs first (-1000 to 1000).", transform: Self.priority)
+    var priority = 0
+
+    @Option(
+        help: "Exit statuses, comma-separated, after which the job fails at once, without its remaining attempts.",
+        transform: Self.statuses)
+    var permanentFailure: [Int32] = []
+
+    @Option(
         help: "Refuse the job (exit 75) while the file holds this many jobs, failed ones included.",
         transform: Count.parser(in: 1...10_000_000))
     var maxJobs = Count(QueueLimits().maximumJobs)
@@ -66,6 +94,7 @@ struct QueueAddCommand: ParsableCommand {
     func validate() throws {
         guard !command.isEmpty else { throw ValidationError("a command is needed after --") }
         if keep && key == nil { throw ValidationError("--keep needs --key") }
+        if delay != nil && notBefore != nil { throw ValidationError("--delay and --not-before are one choice: give one") }
         do {
             _ = try jobConditions().reachabilityTarget()
         } catch {
@@ -77,7 +106,8 @@ struct QueueAddCommand: ParsableCommand {
         var limits = QueueLimits()
         limits.maximumJobs = maxJobs.value
         let store = try JobStore(path: database, limits: limits)
-        let job = JobCommand(arguments: Self.rawCommand(parsed: command), directory: Self.rawDirectory())
+        var job = JobCommand(arguments: Self.rawCommand(parsed: command), directory: Self.rawDirectory())
+        job.permanentFailures = permanentFailure.isEmpty ? nil : permanentFailure
         var submission = JobStore.Submission(kind: JobCommand.kind, payload: Array(try JSONEncoder().encode(job)))
         submission.conditions = try jobConditions()
         submission.retryPolicy = try RetryPolicy(
@@ -87,6 +117,11 @@ struct QueueAddCommand: ParsableCommand {
         submission.replacesQueued = !keep
         let now = JobStore.now()
         submission.expiresAt = expires.map { $0.duration.after(now) }
+        submission.notBefore =
+            delay.map { $0.duration.after(now) } ?? notBefore.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+        submission.priority = priority
+        submission.after = after?.value
+        submission.timeout = timeout.map { $0.duration.saturatingMilliseconds }
         Output.line("\(try store.submit(submission, now: now))")
     }
 
@@ -102,6 +137,33 @@ struct QueueAddCommand: ParsableCommand {
         let matches = command.count == parsed.count
             && zip(command, parsed).allSatisfy { String(decoding: $0, as: UTF8.self) == $1 }
         return matches ? command : parsed.map { Array($0.utf8) }
+    }
+
+    /// `--not-before`'s transform: an ISO 8601 time with its zone.
+    private static func time(_ text: String) throws -> Date {
+        for style in [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)] {
+            if let date = try? style.parse(text) { return date }
+        }
+        throw ValidationError("must be a time in ISO 8601 with its zone, as 2026-11-29T03:00:00Z or 2026-11-29T04:00:00+01:00")
+    }
+
+    /// `--priority`'s transform: a whole number from -1000 to 1000.
+    private static func priority(_ text: String) throws -> Int {
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.count <= 4, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(text),
+            (-1000...1000).contains(value)
+        else { throw ValidationError("must be a whole number from -1000 to 1000") }
+        return value
+    }
+
+    /// `--permanent-failure`'s transform: exit statuses from 1 to 255, comma-separated.
+    private static func statuses(_ text: String) throws -> [Int32] {
+        try text.split(separator: ",", omittingEmptySubsequences: false).map { word in
+            guard !word.isEmpty, word.count <= 3, word.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int32(word),
+                (1...255).contains(value)
+            else { throw ValidationError("'\(word)' is no exit status; give statuses from 1 to 255, comma-separated") }
+            return value
+        }
     }
 
     /// The working directory's bytes.

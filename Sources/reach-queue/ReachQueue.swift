@@ -16,7 +16,11 @@ struct ReachQueue: AsyncParsableCommand {
             worker dies runs again at its next start. One worker runs a file; any number of processes may add to it.
             """,
         version: NetworkReachability.version,
-        subcommands: [QueueAddCommand.self, QueueRunCommand.self, QueueListCommand.self, QueueRemoveCommand.self]
+        subcommands: [
+            QueueAddCommand.self, QueueRunCommand.self, QueueListCommand.self, QueueLogCommand.self, QueueWaitCommand.self,
+            QueueRetryCommand.self, QueueRemoveCommand.self, QueueCleanCommand.self, QueuePauseCommand.self,
+            QueueResumeCommand.self,
+        ]
     )
 
     /// Runs a command; every failure is one line on stderr and an exit status of sysexits(3).

@@ -12,14 +12,14 @@ import ReachCommandLine
 struct QueueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
-        abstract: "Keep commands in a file and run them when the network allows (add, run, list, remove).",
+        abstract: "Keep commands in a file and run them when the network allows (add, run, list, log, wait, retry, ...).",
         discussion: """
             Runs the reach-queue program, installed beside reach or on PATH, with the same arguments: \
             `reach queue --help` and reach-queue(1) describe them.
             """
     )
 
-    @Argument(parsing: .captureForPassthrough, help: "add, run, list or remove, and their arguments.")
+    @Argument(parsing: .captureForPassthrough, help: "A subcommand of reach-queue (add, run, list, ...) and its arguments.")
     var arguments: [String] = []
 
     func run() throws { Self.forward() }

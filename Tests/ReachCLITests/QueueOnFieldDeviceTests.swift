@@ -260,6 +260,72 @@ struct QueueOnFieldDeviceTests {
         #expect(next.stop() == 0)
     }
 
+    // MARK: - Job control
+
+    @Test func aScriptControlsItsJobsOrderTimeFailuresAndOutput() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let folder = try Folder()
+        let db = folder.database
+        func add(_ options: [String], _ command: String) throws -> String {
+            let added = try Self.reach(["queue", "add", db] + options + ["--", "sh", "-c", command])
+            try #require(added.status == 0, "\(added.standardError)")
+            return String(added.standardOutput.dropLast())
+        }
+        let failing = try add(["--permanent-failure", "7,3"], "echo one; sleep 0.2; echo two >&2; exit 3")
+        let follower = try add(["--after", failing], "echo never")
+        let hanging = try add(["--timeout", "0.3", "--attempts", "1"], "exec sleep 30")
+        let delayed = Date()
+        let urgent = try add(["--priority", "10", "--delay", "1"], "echo urgent")
+        try #require(Self.reach(["queue", "pause", db]).status == 0)
+        let worker = try Worker(db, in: network)
+        #expect(worker.errors.linesAfterQuiet(0.3).isEmpty, "a paused queue starts nothing")
+        #expect(try Self.reach(["queue", "list", db]).standardError == "reach: the queue is paused: no job starts until `reach queue resume`\n")
+        let followed = LineCollector()
+        let follow = try network.start([ReachBinary.path, "queue", "log", db, failing, "--follow"], output: followed.pipe)
+        try #require(Self.reach(["queue", "resume", db]).status == 0)
+
+        // `wait` exits as the job did: its listed permanent status at once, 1 for the follower it failed, 124 for
+        // the timeout, 0 once done; `log --follow` printed all it wrote, and ended with it
+        let waited = try Self.reach(["queue", "wait", db, failing])
+        #expect(waited.status == 3 && waited.standardError == "reach: job \(failing) failed: exit status 3\n")
+        #expect(followed.waitForLines(2) == ["one", "two"])
+        #expect(follow.wait() == .exited(0))
+        #expect(try Self.reach(["queue", "wait", db, follower]).status == 1)
+        #expect(try Self.reach(["queue", "wait", db, hanging]).status == 124)
+        #expect(try Self.reach(["queue", "wait", db, urgent]).status == 0)
+        #expect(Date().timeIntervalSince(delayed) >= 1, "the delay held")
+        #expect(try Self.reach(["queue", "log", db, urgent]).standardOutput == "urgent\n")
+        let listed = try Self.reach(["queue", "list", db, "--all", "--json"]).lines.map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(listed.map { $0["state"] as? String } == ["failed", "failed", "failed", "done"])
+        #expect(listed.map { $0["exitStatus"] as? Int } == [3, nil, 124, 0])
+        #expect(listed[0]["attempts"] as? Int == 1 && listed[1]["after"] as? Int == 1 && listed[3]["priority"] as? Int == 10)
+        #expect(try Self.list(db).count == 3, "list without --all leaves the done job out")
+
+        // A follower is retried only with its job; retried, they keep their ids and places
+        #expect(try Self.reach(["queue", "retry", db, follower]).status == 64)
+        #expect(try Self.reach(["queue", "retry", db, "--failed"]).status == 0)
+        #expect(try Self.reach(["queue", "wait", db, failing]).status == 3)
+        #expect(try Self.reach(["queue", "wait", db, hanging]).status == 124)
+        #expect(try Self.list(db).map { $0.prefix(2) } == ["1\t", "2\t", "3\t"])
+        #expect(try Self.reach(["queue", "clean", db, "--failed"]).status == 0)
+        #expect(try Self.reach(["queue", "list", db, "--all"]).lines.isEmpty)
+        #expect(worker.stop() == 0)
+
+        // Bad input is exit 64; a job that is not there, 1
+        for options in [
+            ["--priority", "1001"], ["--not-before", "tomorrow"], ["--delay", "1", "--not-before", "2030-01-01T00:00:00Z"],
+            ["--permanent-failure", "0"], ["--timeout", "0"], ["--after", "x"],
+        ] {
+            #expect(try Self.reach(["queue", "add", db] + options + ["--", "true"]).status == 64, "\(options)")
+        }
+        #expect(try Self.reach(["queue", "add", db, "--after", "99", "--", "true"]).status == 1)
+        #expect(try Self.reach(["queue", "wait", db, "99"]).status == 1)
+        #expect(try Self.reach(["queue", "log", db, "99"]).status == 1)
+    }
+
     // MARK: - Files that are not what they seem
 
     @Test func aDamagedQueueIsNamedWithItsRecoveryAndLeftByteForByte() throws {
