@@ -601,10 +601,12 @@ package final class JobStore: Sendable {
     /// `usingReserve` (a submission making room), the worker's reserve is never given up for it.
     @discardableResult
     package func clean(failed: Bool = false, usingReserve: Bool = true) throws(QueueError) -> Int {
-        try write(usingReserve: usingReserve) { db in
+        let removed = try write(usingReserve: usingReserve) { db in
             try db.execute(sql: "DELETE FROM job WHERE state = 'done' OR (? AND state = 'failed')", arguments: [failed])
             return db.changesCount
         }
+        if removed > 0 { _ = truncateLog() }  // the log's older frames still hold their commands and output
+        return removed
     }
 
     /// Pauses the queue (no job starts; those running run on) or resumes it; kept in the file, so a restarted worker
@@ -716,7 +718,10 @@ package final class JobStore: Sendable {
             try Self.failDependents(of: id, because: "job \(id) was removed", now: Self.now(), in: db)
             return true
         }
-        if removed { WorkerSignal.notify(database: path) }
+        if removed {
+            _ = truncateLog()  // the log's older frames still hold its command and output
+            WorkerSignal.notify(database: path)
+        }
         return removed
     }
 

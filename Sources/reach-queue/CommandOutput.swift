@@ -7,8 +7,9 @@ import CProcess
 import NetworkReachabilityPOSIX
 import NetworkReachabilityQueue
 
-/// A command's stdout and stderr: two pipes read by a thread of their own, each chunk written on to the worker's own
-/// stdout or stderr (so the journal has it as before) and to the job's output in the file (`reach queue log`).
+/// A command's stdout and stderr: two pipes read by a thread of their own, each chunk passed on to the worker's own
+/// stdout or stderr (``OutputForwarder``, which never blocks it) and to the job's output in the file (`reach queue
+/// log`), in the order read: writes to the two close together may be read out of order.
 final class CommandOutput: Sendable {
     /// The pipes' write ends, for the command's descriptors 1 and 2; closed here once it started.
     let stdoutWriter: Int32
@@ -82,7 +83,7 @@ final class CommandOutput: Sendable {
                     continue
                 }
                 let chunk = Array(buffer[..<count])
-                Self.writeAll(chunk, to: entry.fd == readers[0] ? STDOUT_FILENO : STDERR_FILENO)
+                (entry.fd == readers[0] ? OutputForwarder.standardOutput : OutputForwarder.standardError).forward(chunk)
                 job.write(chunk)
             }
         }
@@ -97,15 +98,4 @@ final class CommandOutput: Sendable {
 
     /// Ends the reader after ``drainTime`` once the command ended (its leftovers are ended by then).
     func commandEnded() { close(stopWriter) }
-
-    /// Writes `bytes` whole to `descriptor`; a closed or failing one is given up (the file keeps the output).
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
-        }
-    }
 }

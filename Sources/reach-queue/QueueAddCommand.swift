@@ -75,7 +75,9 @@ struct QueueAddCommand: ParsableCommand {
         transform: Seconds.parser(in: Seconds.jobTimeout))
     var timeout: Seconds?
 
-    @Option(help: "Among the jobs that may run, a higher priority runs first (-1000 to 1000).", transform: Self.priority)
+    @Option(
+        parsing: .unconditional, help: "Among the jobs that may run, a higher priority runs first (-1000 to 1000).",
+        transform: Self.priority)
     var priority = 0
 
     @Option(

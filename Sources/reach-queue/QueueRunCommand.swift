@@ -47,6 +47,9 @@ struct QueueRunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let stop = Self.stopSignals()
+        // A stdout or stderr whose reader left is an error of a write, not the worker's end (its commands get the
+        // default action back).
+        signal(SIGPIPE, SIG_IGN)
         LeftoverProcesses.becomeSubreaper()
         let logger = logging.logger
         var validator: ConnectivityValidator?

@@ -10,8 +10,8 @@ struct QueueWaitCommand: ParsableCommand {
         discussion: """
             Exits 0 when it is done; when it failed, with its command's exit status (128+N after signal N, 124 \
             after its --timeout), or 1 when it ran none (it expired, or the job it followed failed). Exits 1 when \
-            the file holds no such job, or it is removed while this waits. Waits as long as it takes: the worker \
-            need not run yet.
+            the file holds no such job, or it is removed while this waits; 66 when there is no file. Waits as long \
+            as it takes: the worker need not run yet.
             """
     )
 

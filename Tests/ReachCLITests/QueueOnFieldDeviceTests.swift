@@ -326,6 +326,30 @@ struct QueueOnFieldDeviceTests {
         #expect(try Self.reach(["queue", "log", db, "99"]).status == 1)
     }
 
+    @Test func aWorkerWhoseStdoutIsNotReadOrWhoseReaderLeftRunsOnAndStops() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let folder = try Folder()
+        let db = folder.database
+        for (name, reader) in [("unread", "sleep 600"), ("left", "head -c 5 >/dev/null")] {
+            let fifo = folder.path + "/" + name
+            let errors = LineCollector()
+            let worker = try network.start(
+                ["sh", "-c", "mkfifo \"$1\" && ( \(reader) < \"$1\" & ) && exec \"$2\" queue run \"$3\" > \"$1\"", "sh", fifo,
+                 ReachBinary.path, db],
+                errors: errors.pipe)
+            defer { _ = try? Command.run(["pkill", "-f", "-x", reader]) }
+            let writer = try Self.reach(["queue", "add", db, "--timeout", "5", "--", "sh", "-c", "head -c 2000000 /dev/zero; echo end"])
+            let second = try Self.reach(["queue", "add", db, "--", "echo", "second"])
+            // Both end, and are recorded: the worker's stdout neither holds a command nor ends the worker
+            #expect(try Self.reach(["queue", "wait", db, String(writer.standardOutput.dropLast())]).status == 0, "\(name)")
+            #expect(try Self.reach(["queue", "wait", db, String(second.standardOutput.dropLast())]).status == 0, "\(name)")
+            #expect(try Self.reach(["queue", "log", db, String(second.standardOutput.dropLast())]).standardOutput == "second\n")
+            worker.send(SIGTERM)
+            #expect(worker.wait() == .exited(0), "\(name): \(errors.lines)")
+        }
+    }
+
     // MARK: - Files that are not what they seem
 
     @Test func aDamagedQueueIsNamedWithItsRecoveryAndLeftByteForByte() throws {
