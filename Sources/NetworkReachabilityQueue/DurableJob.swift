@@ -10,7 +10,7 @@ public struct DurableJob: Sendable {
     public let attempt: Int
     /// The payload's JSON, as submitted.
     public let payload: [UInt8]
-    /// Where ``write(_:)`` goes: the job's output in the file.
+    /// Where `write` goes: the job's output in the file.
     let output: JobOutput?
 
     init(id: Int64, kind: String, attempt: Int, payload: [UInt8], output: JobOutput? = nil) {

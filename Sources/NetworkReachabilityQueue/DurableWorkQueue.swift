@@ -14,7 +14,7 @@ import NetworkReachabilityValidationCore
 /// Jobs that survive a crash and a reboot and run when the network allows: "send this when the link is back, and
 /// not over a roaming or metered one if it can wait", kept in an SQLite file.
 ///
-/// - **Kept:** ``submit(_:payload:conditions:retryPolicy:key:replacesQueued:expiresAfter:)`` returns once the job is
+/// - **Kept:** ``submit(_:payload:conditions:retryPolicy:key:replacesQueued:expiresAfter:delay:priority:after:timeout:)`` returns once the job is
 ///   committed to the file; a crash, a kill or a power cut after that loses nothing.
 /// - **At least once, never twice at the same time:** a job running when the process dies runs again at the next
 ///   ``start()``; a job whose handler returned is deleted and never runs again. One worker per file, by a lock.
@@ -214,7 +214,7 @@ public final class DurableWorkQueue: Sendable {
         wake.yield()
     }
 
-    /// What job `id`'s last attempt wrote (``DurableJob/write(_:)``), its last 64 KiB, and how many bytes before them
+    /// What job `id`'s last attempt wrote (``DurableJob/write(_:)-(String)``), its last 64 KiB, and how many bytes before them
     /// were dropped; `nil` when the file holds no such job.
     public func output(of id: Int64) throws(QueueError) -> (bytes: [UInt8], dropped: Int64)? { try store.output(of: id) }
 

@@ -1,7 +1,7 @@
 import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
 
-/// What one run of a job writes (``DurableJob/write(_:)``), gathered and committed to the job's output in the file:
+/// What one run of a job writes (``DurableJob/write(_:)-(String)``), gathered and committed to the job's output in the file:
 /// at 16 KiB, 1 s after the first byte not yet committed, and when the run ends, before its end is recorded, so that
 /// whoever sees the job end sees all its output.
 final class JobOutput: Sendable {
