@@ -13,6 +13,8 @@
 package final class QueueChangeWatch {
     private let inotify: Int32
     private let names: Set<String>
+    /// Whether the follower read after the last change settled (no change for ``settleMilliseconds``).
+    private var settled = true
 
     /// How long after the last change a follower reads once more.
     package static let settleMilliseconds: Int32 = 50
@@ -35,8 +37,13 @@ package final class QueueChangeWatch {
 
     deinit { close(inotify) }
 
+    /// Blocks until the follower should read again: at a change, and once more ``settleMilliseconds`` after the last.
+    package func waitForLook() {
+        settled = !wait(timeout: settled ? -1 : Self.settleMilliseconds)
+    }
+
     /// Blocks until the file changes (`true`), or for `timeout` milliseconds (`false`; -1: no limit).
-    package func wait(timeout: Int32) -> Bool {
+    private func wait(timeout: Int32) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
             var watched = pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)

@@ -13,18 +13,24 @@ package enum Output {
     package static func line(_ text: String, to descriptor: Int32 = STDOUT_FILENO) {
         let isOutput = descriptor == STDOUT_FILENO
         if isOutput, outputWasClosed.load(ordering: .relaxed), endsOnClosedOutput.load(ordering: .relaxed) { endProcess(0) }
-        let line = Array((text + "\n").utf8)
-        line.withUnsafeBufferPointer { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                // EPIPE (the reader went), EBADF, EIO: the line cannot be written, now or later.
-                if written < 0 && isOutput && endsOnClosedOutput.load(ordering: .relaxed) { endProcess(0) }
-                guard written > 0 else { return }  // nothing more can be said
-                offset += written
-            }
+        // EPIPE (the reader went), EBADF, EIO: the line cannot be written, now or later.
+        if !bytes(Array((text + "\n").utf8)[...], to: descriptor) && isOutput && endsOnClosedOutput.load(ordering: .relaxed) {
+            endProcess(0)
         }
+    }
+
+    /// Writes `bytes` whole to `descriptor`, again after a signal; whether they were written (false: the descriptor
+    /// failed or was closed, and nothing more can be written to it).
+    @discardableResult
+    package static func bytes(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) -> Bool {
+        var offset = bytes.startIndex
+        while offset < bytes.endIndex {
+            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return false }
+            offset += written
+        }
+        return true
     }
 
     /// Whether a write to a closed stdout ends the process with exit 0: `watch` has nothing more to do.

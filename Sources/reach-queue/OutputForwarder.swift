@@ -4,6 +4,7 @@
     import Musl
 #endif
 import NetworkReachabilityPOSIX
+import ReachCommandLine
 
 /// Writes commands' output on to one of the worker's own descriptors (stdout or stderr) from a thread of its own, so
 /// that a destination nobody reads never holds a command, its timeout or the worker's stop: what does not fit in
@@ -43,18 +44,7 @@ final class OutputForwarder: Sendable {
                 defer { (pending.chunks, pending.bytes) = ([], 0) }
                 return pending.chunks
             }
-            for chunk in chunks { Self.writeAll(chunk, to: descriptor) }
-        }
-    }
-
-    /// Writes `bytes` whole to `descriptor`; a closed or failing one is given up.
-    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            offset += written
+            for chunk in chunks { Output.bytes(chunk[...], to: descriptor) }  // a failing one is given up
         }
     }
 }

@@ -31,7 +31,6 @@ struct QueueLogCommand: ParsableCommand {
         let store = try QueueFile.open(database, readOnly: true)
         let watch = follow ? try QueueChangeWatch(path: database) : nil
         var shown: Int64?  // bytes of the attempt's output printed, counted from its start
-        var settled = true
         while true {
             guard let job = try store.job(id.value), let output = try store.output(of: id.value) else {
                 if shown == nil {
@@ -52,24 +51,13 @@ struct QueueLogCommand: ParsableCommand {
                 shown = output.dropped
             }
             let start = Int(shown! - output.dropped)
-            if start < output.bytes.count { try Self.write(output.bytes[start...]) }
-            shown = total
-            guard let watch, job.state != .done, job.state != .failed else { return }
-            settled = !watch.wait(timeout: settled ? -1 : QueueChangeWatch.settleMilliseconds)
-        }
-    }
-
-    /// Writes `bytes` whole to stdout; a closed stdout ends the command (exit 74).
-    private static func write(_ bytes: ArraySlice<UInt8>) throws {
-        var offset = bytes.startIndex
-        while offset < bytes.endIndex {
-            let written = bytes[offset...].withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
+            if start < output.bytes.count && !Output.bytes(output.bytes[start...], to: STDOUT_FILENO) {
                 Output.error("reach: cannot write the output: \(String(cString: strerror(errno)))")
                 throw ExitCode(74)
             }
-            offset += written
+            shown = total
+            guard let watch, job.state != .done, job.state != .failed else { return }
+            watch.waitForLook()
         }
     }
 }

@@ -24,7 +24,6 @@ struct QueueWaitCommand: ParsableCommand {
     func run() throws {
         let store = try QueueFile.open(database, readOnly: true)
         let watch = try QueueChangeWatch(path: database)
-        var settled = true
         while true {
             guard let job = try store.job(id.value) else {
                 Output.error("reach: \(QueueError.noSuchJob(id.value))")
@@ -37,8 +36,7 @@ struct QueueWaitCommand: ParsableCommand {
                 throw ExitCode(job.exitStatus.map { $0 == 0 ? 1 : $0 } ?? 1)
             default: break
             }
-            // At a change, once more when the changes settled: a commit is visible a moment after it is written.
-            settled = !watch.wait(timeout: settled ? -1 : QueueChangeWatch.settleMilliseconds)
+            watch.waitForLook()
         }
     }
 }
