@@ -371,7 +371,7 @@ public final class DurableWorkQueue: Sendable {
                 continue
             }
             metrics.recordWait(milliseconds: now - job.nextAttemptAt)
-            let output = JobOutput(job: job.id, store: store)
+            let output = JobOutput(job: job.id, store: store, logger: logger)
             let run = DurableJob(id: job.id, kind: job.kind, attempt: job.attempts, payload: job.payload, output: output)
             state.withLock { state in
                 let task = Task<Void, any Error> { [self] in

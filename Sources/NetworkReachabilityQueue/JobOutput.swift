@@ -1,13 +1,20 @@
+import Logging
 import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
 
 /// What one run of a job writes (``DurableJob/write(_:)-(String)``), gathered and committed to the job's output in the file:
 /// at 16 KiB, 1 s after the first byte not yet committed, and when the run ends, before its end is recorded, so that
-/// whoever sees the job end sees all its output.
+/// whoever sees the job end sees all its output. Bytes the file could not take (a full disk) are counted, and the
+/// next commit that succeeds puts a line in their place that says how many and why; the first loss is logged.
 final class JobOutput: Sendable {
     private struct Pending {
         var bytes: [UInt8] = []
         var flush: Task<Void, Never>?
+    }
+
+    private struct Loss {
+        var bytes = 0
+        var reason = ""
     }
 
     /// Committed at once from this many bytes.
@@ -17,13 +24,15 @@ final class JobOutput: Sendable {
 
     private let id: Int64
     private let store: JobStore
+    private let logger: Logger
     private let pending = Locked(Pending())
-    /// One commit at a time, in order.
-    private let committing = Locked(())
+    /// One commit at a time, in order; what the file could not take since the last commit that succeeded.
+    private let committing = Locked(Loss())
 
-    init(job id: Int64, store: JobStore) {
+    init(job id: Int64, store: JobStore, logger: Logger) {
         self.id = id
         self.store = store
+        self.logger = logger
     }
 
     func write(_ bytes: [UInt8]) {
@@ -43,14 +52,30 @@ final class JobOutput: Sendable {
 
     /// Commits what is pending; the run's end calls it last.
     func commit() {
-        committing.withLock { _ in
+        committing.withLock { loss in
             let bytes = pending.withLock { pending in
                 pending.flush?.cancel()
                 pending.flush = nil
                 defer { pending.bytes = [] }
                 return pending.bytes
             }
-            if !bytes.isEmpty { store.appendOutput(bytes, to: id) }
+            guard !bytes.isEmpty else { return }
+            let mark = loss.bytes == 0 ? [] : Array(Self.lossMark(loss.bytes, loss.reason).utf8)
+            do {
+                try store.appendOutput(mark + bytes, to: id)
+                loss = Loss()
+            } catch {
+                if loss.bytes == 0 {
+                    loss.reason = if case .full(let reason)? = error as? QueueError { reason } else { "\(error)" }
+                    logger.warning("job \(id): its output is not kept while the file cannot take it: \(loss.reason)")
+                }
+                loss.bytes += bytes.count
+            }
         }
+    }
+
+    /// The line that stands where `count` bytes of output were lost.
+    static func lossMark(_ count: Int, _ reason: String) -> String {
+        "\n[reach: \(count) bytes of output are not kept here: \(reason)]\n"
     }
 }

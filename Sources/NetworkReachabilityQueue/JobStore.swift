@@ -530,12 +530,13 @@ package final class JobStore: Sendable {
     /// The most of a job's output kept, its last bytes: 64 KiB.
     package static let keptOutputBytes = 64 * 1024
 
-    /// Appends `bytes` to the output of job `id`'s attempt, of which the last ``keptOutputBytes`` are kept. Output is
-    /// what a full disk gives up first: it is never written with the worker's reserve. Whether it was written.
-    @discardableResult
-    package func appendOutput(_ bytes: [UInt8], to id: Int64) -> Bool {
-        guard !bytes.isEmpty, !readOnly else { return true }
-        return (try? database.write { db in
+    /// Appends `bytes` to the output of job `id`'s attempt, of which the last ``keptOutputBytes`` are kept (nothing
+    /// when the job is gone). Output is what a full disk gives up first: it is never written with the worker's reserve.
+    ///
+    /// - Throws: ``QueueError/full(reason:)`` on a full disk, ``QueueError/storage(path:reason:)`` when the write fails.
+    package func appendOutput(_ bytes: [UInt8], to id: Int64) throws(QueueError) {
+        guard !bytes.isEmpty else { return }
+        try write(usingReserve: false) { db in
             guard try Self.state(of: id, in: db) != nil else { return }
             let kept = try Row.fetchOne(db, sql: "SELECT bytes, dropped FROM output WHERE job = ?", arguments: [id])
             var all = kept.map { Array($0["bytes"] as Data) } ?? []
@@ -548,7 +549,7 @@ package final class JobStore: Sendable {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO output (job, bytes, dropped) VALUES (?, ?, ?)",
                 arguments: [id, Data(all), dropped])
-        }) != nil
+        }
     }
 
     /// The output job `id`'s last attempt wrote, its last ``keptOutputBytes``, and how many bytes before them were

@@ -7,14 +7,13 @@ import CProcess
 import NetworkReachabilityPOSIX
 import NetworkReachabilityQueue
 
-/// A command's stdout and stderr: two pipes read by a thread of their own, each chunk passed on to the worker's own
-/// stdout or stderr (``OutputForwarder``, which never blocks it) and to the job's output in the file (`reach queue
-/// log`), in the order read: writes to the two close together may be read out of order.
+/// A command's stdout and stderr: one pipe, as `nq` and `pueue` give theirs, so that the job's output in the file
+/// (`reach queue log`) holds its writes to both in the order it made them. A thread of its own reads it and passes each
+/// chunk on to the worker's stdout (``OutputForwarder``, which never blocks it) and to the job's output.
 final class CommandOutput: Sendable {
-    /// The pipes' write ends, for the command's descriptors 1 and 2; closed here once it started.
-    let stdoutWriter: Int32
-    let stderrWriter: Int32
-    private let readers: [Int32]
+    /// The pipe's write end, for the command's descriptors 1 and 2; closed here once it started.
+    let writer: Int32
+    private let reader: Int32
     /// A pipe whose write end ``finish()`` closes, which ends the reader's `poll` when what the command left behind
     /// still holds a write end.
     private let stopReader: Int32
@@ -26,7 +25,7 @@ final class CommandOutput: Sendable {
 
     init(for job: DurableJob) throws {
         var pipes: [[Int32]] = []
-        for _ in 0..<3 {
+        for _ in 0..<2 {
             var ends: [Int32] = [-1, -1]
             guard cprocess_pipe_cloexec(&ends) == 0 else {
                 for end in pipes.joined() { close(end) }
@@ -34,9 +33,8 @@ final class CommandOutput: Sendable {
             }
             pipes.append(ends)
         }
-        (stdoutWriter, stderrWriter) = (pipes[0][1], pipes[1][1])
-        readers = [pipes[0][0], pipes[1][0]]
-        (stopReader, stopWriter) = (pipes[2][0], pipes[2][1])
+        (reader, writer) = (pipes[0][0], pipes[0][1])
+        (stopReader, stopWriter) = (pipes[1][0], pipes[1][1])
         let thread = try? DedicatedThread(name: "reach-job-output") { [self] in forward(to: job) }
         guard let thread else {
             for end in pipes.joined() { close(end) }
@@ -45,14 +43,11 @@ final class CommandOutput: Sendable {
         thread.detach()
     }
 
-    /// The command started: the write ends are its now.
-    func started() {
-        close(stdoutWriter)
-        close(stderrWriter)
-    }
+    /// The command started: the write end is its now.
+    func started() { close(writer) }
 
     /// Waits until the command's output is read to its end, or for ``drainTime`` ms more when something it left
-    /// holds a pipe open.
+    /// holds the pipe open.
     func finish() async {
         await withCheckedContinuation { continuation in
             let ended = done.withLock { done in
@@ -63,31 +58,28 @@ final class CommandOutput: Sendable {
         }
     }
 
-    /// Forwards each chunk until both pipes end, or until ``finish()`` was called ``drainTime`` ms ago.
+    /// Forwards each chunk until the pipe ends, or until ``finish()`` was called ``drainTime`` ms ago.
     private func forward(to job: DurableJob) {
         var buffer = [UInt8](repeating: 0, count: 65536)
-        var open = readers
         var stopping = false
-        while !open.isEmpty {
-            var watched = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            watched.append(pollfd(fd: stopping ? -1 : stopReader, events: Int16(POLLIN), revents: 0))
-            let ready = poll(&watched, nfds_t(watched.count), stopping ? Self.drainTime : -1)
+        while true {
+            var watched = [
+                pollfd(fd: reader, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: stopping ? -1 : stopReader, events: Int16(POLLIN), revents: 0),
+            ]
+            let ready = poll(&watched, 2, stopping ? Self.drainTime : -1)
             if ready < 0 && errno == EINTR { continue }
             if ready <= 0 { break }
-            if watched.last!.revents != 0 { stopping = true }
-            for entry in watched.dropLast() where entry.revents != 0 {
-                let count = buffer.withUnsafeMutableBytes { read(entry.fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else {
-                    open.removeAll { $0 == entry.fd }
-                    continue
-                }
-                let chunk = Array(buffer[..<count])
-                (entry.fd == readers[0] ? OutputForwarder.standardOutput : OutputForwarder.standardError).forward(chunk)
-                job.write(chunk)
-            }
+            if watched[1].revents != 0 { stopping = true }
+            guard watched[0].revents != 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            let chunk = Array(buffer[..<count])
+            OutputForwarder.standardOutput.forward(chunk)
+            job.write(chunk)
         }
-        for descriptor in readers + [stopReader] { close(descriptor) }
+        for descriptor in [reader, stopReader] { close(descriptor) }
         let waiters = done.withLock { done in
             done.ended = true
             defer { done.waiters = [] }

@@ -109,8 +109,8 @@ struct JobCommand: Codable, Sendable {
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
             posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_adddup2(&actions, output.stdoutWriter, STDOUT_FILENO)
-            posix_spawn_file_actions_adddup2(&actions, output.stderrWriter, STDERR_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, output.writer, STDOUT_FILENO)
+            posix_spawn_file_actions_adddup2(&actions, output.writer, STDERR_FILENO)
             if let workerLock { posix_spawn_file_actions_adddup2(&actions, workerLock, 3) }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)

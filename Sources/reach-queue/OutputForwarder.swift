@@ -6,9 +6,9 @@
 import NetworkReachabilityPOSIX
 import ReachCommandLine
 
-/// Writes commands' output on to one of the worker's own descriptors (stdout or stderr) from a thread of its own, so
-/// that a destination nobody reads never holds a command, its timeout or the worker's stop: what does not fit in
-/// ``limit`` bytes waiting to be written is dropped there (the job's output in the file has it all the same).
+/// Writes commands' output on to the worker's stdout from a thread of its own, so that a destination nobody reads
+/// never holds a command, its timeout or the worker's stop: what does not fit in ``limit`` bytes waiting to be written
+/// is dropped there (the job's output in the file has it all the same).
 final class OutputForwarder: Sendable {
     private struct Pending {
         var chunks: [[UInt8]] = []
@@ -19,7 +19,6 @@ final class OutputForwarder: Sendable {
     static let limit = 1 << 20
 
     static let standardOutput = OutputForwarder(STDOUT_FILENO)
-    static let standardError = OutputForwarder(STDERR_FILENO)
 
     private let descriptor: Int32
     private let pending = ConditionLock(Pending())

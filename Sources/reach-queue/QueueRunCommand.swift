@@ -19,10 +19,11 @@ struct QueueRunCommand: AsyncParsableCommand {
         discussion: """
             A command whose conditions stop holding while it runs is sent SIGTERM (SIGKILL 10 s later) and runs \
             again when they hold, without spending an attempt. So is a running command when the worker is stopped; \
-            its job stays queued. Whatever a command started ends when it does. Each command's end is one line on \
-            stderr, and so is each failed write (a full disk), tried again within 10 s. Exits 75 while another \
-            worker runs the file, or a command of a killed one still runs; 77 when the file is a link, not a \
-            regular file, another user's, or in a directory others may write; 65 when it is damaged.
+            its job stays queued. Whatever a command started ends when it does. A command's stdout and stderr go, in \
+            the order written, to the worker's stdout and the job's log. Each command's end is one line on stderr, \
+            and so is each failed write (a full disk), tried again within 10 s. Exits 75 while another worker runs \
+            the file, or a command of a killed one still runs; 77 when the file is a link, not a regular file, \
+            another user's, or in a directory others may write; 65 when it is damaged.
             """
     )
 

@@ -269,8 +269,8 @@ struct JobControlStoreTests {
             #expect(try store.output(of: id)?.bytes == [])
             #expect(try store.output(of: 99) == nil)
             _ = try store.claimNext(now: 0) { _ in true }
-            store.appendOutput(Array(repeating: 1, count: 40 * 1024), to: id)
-            store.appendOutput(Array(repeating: 2, count: 40 * 1024), to: id)
+            try store.appendOutput(Array(repeating: 1, count: 40 * 1024), to: id)
+            try store.appendOutput(Array(repeating: 2, count: 40 * 1024), to: id)
             let output = try #require(try store.output(of: id))
             #expect(output.bytes.count == JobStore.keptOutputBytes && output.dropped == 16 * 1024)
             #expect(output.bytes.first == 1 && output.bytes.last == 2)
@@ -280,7 +280,7 @@ struct JobControlStoreTests {
             #expect(try store.output(of: id)?.bytes == [] && store.output(of: id)?.dropped == 0)
             // A removed job's output goes with it, and none is written for it after
             #expect(try store.remove(id))
-            store.appendOutput([1], to: id)
+            try store.appendOutput([1], to: id)
             #expect(try store.output(of: id) == nil)
         }
     }

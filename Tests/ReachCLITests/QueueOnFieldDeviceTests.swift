@@ -128,6 +128,55 @@ struct QueueOnFieldDeviceTests {
         #expect(worker.stop() == 0)
     }
 
+    @Test func outputTheFullDiskCouldNotTakeIsCountedInTheLogAndSaidOnStderr() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let folder = try Folder(tmpfsMegabytes: 4)
+        let (go, end, release) = (folder.path + "/go", folder.path + "/end", folder.path + "/release")
+        for fifo in [go, end, release] { try #require(mkfifo(fifo, 0o600) == 0) }
+        // A job that writes a line, then 20,000 bytes while the disk is full, then a line when space returned
+        let script = "echo before; read x < \(go); head -c 20000 /dev/zero | tr '\\0' y; read x < \(end); echo; echo after"
+        try #require(Self.reach(["queue", "add", folder.database, "--", "sh", "-c", script]).status == 0)
+        let worker = try Worker(folder.database, in: network)
+        // Committed (within a second) once a follower of the log sees it
+        let follower = LineCollector()
+        let follow = try network.start(
+            [ReachBinary.path, "queue", "log", folder.database, "1", "--follow"], output: follower.pipe, errors: LineCollector().pipe)
+        #expect(follower.waitForLine(timeout: 20) { $0 == "before" } != nil)
+        follow.end()
+        // A reader in a transaction keeps the log from being cut back, which would make room: the disk stays full (and
+        // a commit that fails waits out SQLite's busy time, 10 s, for that reader first)
+        let reader = LineCollector()
+        let transaction = try Subprocess(
+            ["python3", "-c", """
+                import sqlite3; c = sqlite3.connect('\(folder.database)', isolation_level=None); c.execute('BEGIN')
+                c.execute('SELECT count(*) FROM job').fetchall(); print('reading', flush=True); open('\(release)').read()
+                """], standardOutput: reader.pipe)
+        defer { transaction.end() }
+        #expect(reader.waitForLine(timeout: 20) { $0 == "reading" } != nil)
+        _ = try Command.run(["dd", "if=/dev/zero", "of=\(folder.path)/filler", "bs=4k"])
+        _ = try Command.run(["sh", "-c", "echo > \(go)"], timeout: 20)
+        let warning = worker.errors.waitForLine(timeout: 30) { $0.contains("its output is not kept") }
+        #expect(warning?.contains("job 1:") == true && warning?.contains("the disk is full") == true, "\(worker.errors.lines)")
+        unlink(folder.path + "/filler")
+        _ = try Command.run(["sh", "-c", "echo > \(release)"], timeout: 20)
+        _ = try Command.run(["sh", "-c", "echo > \(end)"], timeout: 20)
+        #expect(worker.errors.waitForLine(timeout: 20) { $0.hasSuffix("job 1, attempt 1: done") } != nil)
+
+        // Every byte is in the log or counted in the line that stands where the file could not take it
+        let log = try Self.reach(["queue", "log", folder.database, "1"]).standardOutput
+        let all = log.split(separator: "\n")
+        let lines = all.filter { !$0.allSatisfy { $0 == "y" } }
+        let shown = all.filter { $0.allSatisfy { $0 == "y" } }.reduce(0) { $0 + $1.count }
+        let mark = try #require(lines.first { $0.hasPrefix("[reach: ") }, "\(lines)")
+        let lost = Int(mark.dropFirst(8).prefix { $0.isNumber }) ?? -1
+        print("on a full disk, \(lost) bytes of a job's output were lost and \(shown) kept: \(lines)")
+        #expect(lost >= 16 * 1024 && shown + lost == 20000, "\(lost) + \(shown)")
+        #expect(mark.hasSuffix(" bytes of output are not kept here: the disk is full]"))
+        #expect(lines.first == "before" && lines.last == "after")
+        #expect(worker.stop() == 0)
+    }
+
     // MARK: - Other local users
 
     @Test func anotherUsersFilesAndLinksAreRefusedAndNoneCanStopTheWorker() throws {
@@ -272,7 +321,7 @@ struct QueueOnFieldDeviceTests {
             try #require(added.status == 0, "\(added.standardError)")
             return String(added.standardOutput.dropLast())
         }
-        let failing = try add(["--permanent-failure", "7,3"], "echo one; sleep 0.2; echo two >&2; exit 3")
+        let failing = try add(["--permanent-failure", "7,3"], "echo one; echo two >&2; echo three; exit 3")
         let follower = try add(["--after", failing], "echo never")
         let hanging = try add(["--timeout", "0.3", "--attempts", "1"], "exec sleep 30")
         let delayed = Date()
@@ -286,10 +335,10 @@ struct QueueOnFieldDeviceTests {
         try #require(Self.reach(["queue", "resume", db]).status == 0)
 
         // `wait` exits as the job did: its listed permanent status at once, 1 for the follower it failed, 124 for
-        // the timeout, 0 once done; `log --follow` printed all it wrote, and ended with it
+        // the timeout, 0 once done; `log --follow` printed all it wrote to stdout and stderr in its order, and ended
         let waited = try Self.reach(["queue", "wait", db, failing])
         #expect(waited.status == 3 && waited.standardError == "reach: job \(failing) failed: exit status 3\n")
-        #expect(followed.waitForLines(2) == ["one", "two"])
+        #expect(followed.waitForLines(3) == ["one", "two", "three"])
         #expect(follow.wait() == .exited(0))
         #expect(try Self.reach(["queue", "wait", db, follower]).status == 1)
         #expect(try Self.reach(["queue", "wait", db, hanging]).status == 124)
