@@ -262,6 +262,31 @@ struct JobControlStoreTests {
         }
     }
 
+    @Test func aRemovedOrCleanedJobsCommandAndOutputAreInNoFileBesideTheQueue() throws {
+        try Self.inDirectory { directory in
+            let store = try JobStore(path: directory + "/q")
+            func secret(_ n: Int) -> String { "SECRET-\(n)-" + String(repeating: "t", count: 1000) }
+            // 300 jobs, which a first removal's checkpoint moves into the file itself, then removed one by one
+            let ids = try (0..<300).map { n in try store.submit(try Self.job(secret(n)), now: 0) }
+            for id in ids { #expect(try store.remove(id)) }
+            // A done and a failed job with output, cleaned
+            for (n, done) in [(300, true), (301, false)] {
+                let id = try store.submit(try Self.job(secret(n), attempts: 1), now: 0)
+                _ = try store.claimNext(now: 0) { _ in true }
+                try store.appendOutput(Array(secret(n + 100).utf8), to: id)
+                if done { try store.complete(id) } else { _ = try store.fail(id, now: 0, reason: "no") }
+            }
+            #expect(try store.clean(failed: true) == 2)
+            var found: [String: Int] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let bytes = try TestFile.bytes(directory + "/" + name)
+                found[name] = bytes.indices.dropLast(6).filter { bytes[$0..<($0 + 7)].elementsEqual("SECRET-".utf8) }.count
+            }
+            print("secrets left beside a queue after its jobs were removed and cleaned: \(found)")
+            #expect(found.values.allSatisfy { $0 == 0 } && found["q"] != nil, "\(found)")
+        }
+    }
+
     @Test func aJobKeepsTheLast64KiBOfItsAttemptsOutput() throws {
         try Self.inDirectory { directory in
             let store = try JobStore(path: directory + "/q")
