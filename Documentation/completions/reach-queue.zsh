@@ -93,7 +93,7 @@ _reach-queue_add() {
         '--expires[Seconds from now after which the job is failed rather than run.]:expires:'
         '--after[Run only after the job with this id succeeded; if it fails or is removed, this one fails.]:after:'
         '--delay[Seconds from now before which the job does not run.]:delay:'
-        '--not-before[A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03\:00\:00Z).]:not-before:'
+        '--not-before[A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03\:00\:00Z), within 10 years.]:not-before:'
         '--timeout[Seconds one attempt may run; then it is stopped (SIGTERM, SIGKILL 10 s later) and counts as failed, exit status 124.]:timeout:'
         '--priority[Among the jobs that may run, a higher priority runs first (-1000 to 1000).]:priority:'
         '--permanent-failure[Exit statuses, comma-separated, after which the job fails at once, without its remaining attempts.]:permanent-failure:'

@@ -156,8 +156,8 @@ public final class DurableWorkQueue: Sendable {
     ///   - timeout: how long one attempt may run: then its handler is cancelled and the attempt fails.
     /// - Returns: the job's id.
     /// - Throws: ``QueueError/full(reason:)`` at the queue's bounds (nothing is dropped), ``QueueError/invalidJob(reason:)``
-    ///   for a payload that does not encode, a target that is none or an `after` job that failed,
-    ///   ``QueueError/noSuchJob(_:)`` for an `after` job not in the file.
+    ///   for a payload that does not encode, a target that is none, an `after` job that failed or an expiry no later than
+    ///   the delay, ``QueueError/noSuchJob(_:)`` for an `after` job not in the file.
     @discardableResult
     public func submit<Payload: Encodable>(
         _ kind: String, payload: Payload, conditions: JobConditions = JobConditions(), retryPolicy: RetryPolicy = .standard,

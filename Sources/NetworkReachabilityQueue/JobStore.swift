@@ -38,6 +38,21 @@ package final class JobStore: Sendable {
             self.kind = kind
             self.payload = payload
         }
+
+        /// Checks what can be checked without the file: a target that is one, and an expiry later than the time
+        /// before which the job may not run.
+        ///
+        /// - Throws: ``QueueError/invalidJob(reason:)`` otherwise.
+        package func check(now: Int64) throws(QueueError) {
+            do {
+                _ = try conditions.reachabilityTarget()
+            } catch {
+                throw .invalidJob(reason: "\(error)")
+            }
+            if let expiresAt, expiresAt <= max(now, notBefore ?? now) {
+                throw .invalidJob(reason: "it would expire before it may run")
+            }
+        }
     }
 
     /// The file, as given.
@@ -310,18 +325,14 @@ package final class JobStore: Sendable {
 
     /// Adds a job, committed before this returns; its id, or the id of the queued job its key kept.
     ///
-    /// - Throws: ``QueueError/invalidJob(reason:)`` for conditions whose target is none or a job to follow that
-    ///   failed, ``QueueError/noSuchJob(_:)`` for a job to follow that is not in the file, ``QueueError/full(reason:)``
-    ///   at the bounds.
+    /// - Throws: ``QueueError/invalidJob(reason:)`` for conditions whose target is none, a job to follow that failed or
+    ///   an expiry no later than the time before which it may not run, ``QueueError/noSuchJob(_:)`` for a job to
+    ///   follow that is not in the file, ``QueueError/full(reason:)`` at the bounds.
     ///
     /// - Parameter wakesWorker: whether the file's worker is told (``WorkerSignal/notify(database:)``); the worker's
     ///   own submissions wake it in its process.
     package func submit(_ submission: Submission, now: Int64, wakesWorker: Bool = true) throws(QueueError) -> Int64 {
-        do {
-            _ = try submission.conditions.reachabilityTarget()
-        } catch {
-            throw .invalidJob(reason: "\(error)")
-        }
+        try submission.check(now: now)
         let conditions = String(decoding: try Self.encode(submission.conditions), as: UTF8.self)
         do {
             try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
@@ -789,11 +800,13 @@ package final class JobStore: Sendable {
             try Int.fetchOne(db, sql: "SELECT freelist_count * page_size FROM pragma_freelist_count, pragma_page_size")
         }) ?? nil
         guard let disk = SystemFile.freeBytes(beside: path) else { return }
-        let free = disk + (unused ?? 0)
         // Room for the reserve (unless it is made) and as much again, beside the job.
         let reserves = SystemFile.size(reservePath) == Self.reserveBytes ? 1 : 2
-        if free < reserves * Self.reserveBytes + bytes + 64 * 1024 {
-            throw .full(reason: "the disk is full (\(free / 1024) KiB free)")
+        let needed = reserves * Self.reserveBytes + bytes + 64 * 1024
+        if disk + (unused ?? 0) < needed {
+            throw .full(
+                reason: "the disk is full (\(disk / 1024) KiB free on it and \((unused ?? 0) / 1024) KiB in the file, where "
+                    + "\(needed / 1024) KiB are needed: room is kept for the worker to record ends and removals)")
         }
     }
 

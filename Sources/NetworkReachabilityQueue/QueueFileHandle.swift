@@ -108,12 +108,13 @@ package final class QueueFileHandle: Sendable {
 
     /// Checks a file used beside the database, if it exists: a regular file with one name, owned by who may write the
     /// database (root, its owner, this user, or its group where the group may write it), that others may not open
-    /// (this user's own loses others' access instead).
+    /// (this user's own loses others' access instead). One another process removes as it is checked (SQLite removes
+    /// the log when its last connection closes) is gone, not unsafe.
     ///
     /// - Throws: ``QueueError/unsafe(path:reason:)`` otherwise.
     func checkBeside(_ beside: String) throws(QueueError) {
         var status = stat()
-        guard lstat(beside, &status) == 0 else { return }
+        guard lstat(beside, &status) == 0, status.st_nlink > 0 || status.st_mode & S_IFMT != S_IFREG else { return }
         guard status.st_mode & S_IFMT == S_IFREG, status.st_nlink == 1 else {
             throw .unsafe(path: path, reason: "\(beside) is not a regular file with one name")
         }
@@ -121,7 +122,7 @@ package final class QueueFileHandle: Sendable {
             throw .unsafe(path: path, reason: "\(beside) belongs to user \(status.st_uid)")
         }
         guard status.st_mode & 0o007 != 0 else { return }
-        guard status.st_uid == geteuid(), chmod(beside, status.st_mode & 0o7770) == 0 else {
+        guard status.st_uid == geteuid(), chmod(beside, status.st_mode & 0o7770) == 0 || errno == ENOENT else {
             throw .unsafe(path: path, reason: "others may open \(beside)")
         }
     }

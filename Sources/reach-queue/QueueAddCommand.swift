@@ -66,7 +66,7 @@ struct QueueAddCommand: ParsableCommand {
     var delay: Seconds?
 
     @Option(
-        help: "A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03:00:00Z).",
+        help: "A time before which the job does not run, in ISO 8601 with its zone (2026-11-29T03:00:00Z), within 10 years.",
         transform: Self.time)
     var notBefore: Date?
 
@@ -107,7 +107,6 @@ struct QueueAddCommand: ParsableCommand {
     func run() throws {
         var limits = QueueLimits()
         limits.maximumJobs = maxJobs.value
-        let store = try JobStore(path: database, limits: limits)
         var job = JobCommand(arguments: Self.rawCommand(parsed: command), directory: Self.rawDirectory())
         job.permanentFailures = permanentFailure.isEmpty ? nil : permanentFailure
         var submission = JobStore.Submission(kind: JobCommand.kind, payload: Array(try JSONEncoder().encode(job)))
@@ -124,6 +123,8 @@ struct QueueAddCommand: ParsableCommand {
         submission.priority = priority
         submission.after = after?.value
         submission.timeout = timeout.map { $0.duration.saturatingMilliseconds }
+        try submission.check(now: now)  // before the file is made
+        let store = try JobStore(path: database, limits: limits)
         Output.line("\(try store.submit(submission, now: now))")
     }
 
@@ -141,12 +142,17 @@ struct QueueAddCommand: ParsableCommand {
         return matches ? command : parsed.map { Array($0.utf8) }
     }
 
-    /// `--not-before`'s transform: an ISO 8601 time with its zone.
+    /// `--not-before`'s transform: an ISO 8601 time with its zone (and a fraction of a second, kept to the
+    /// millisecond), no later than ``Seconds/delay`` allows `--delay` to reach.
     private static func time(_ text: String) throws -> Date {
-        for style in [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)] {
-            if let date = try? style.parse(text) { return date }
+        let styles = [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()]
+        guard let date = styles.lazy.compactMap({ try? $0.parse(text) }).first else {
+            throw ValidationError("must be a time in ISO 8601 with its zone, as 2026-11-29T03:00:00Z or 2026-11-29T04:00:00+01:00")
         }
-        throw ValidationError("must be a time in ISO 8601 with its zone, as 2026-11-29T03:00:00Z or 2026-11-29T04:00:00+01:00")
+        guard date.timeIntervalSinceNow <= Seconds.delay.upperBound else {
+            throw ValidationError("must be within 10 years from now, as --delay is")
+        }
+        return date
     }
 
     /// `--priority`'s transform: a whole number from -1000 to 1000.

@@ -23,7 +23,7 @@ struct QueueRunCommand: AsyncParsableCommand {
             the order written, to the worker's stdout and the job's log. Each command's end is one line on stderr, \
             and so is each failed write (a full disk), tried again within 10 s. Exits 75 while another worker runs \
             the file, or a command of a killed one still runs; 77 when the file is a link, not a regular file, \
-            another user's, or in a directory others may write; 65 when it is damaged.
+            another user's, or in a directory others may write (unless it is sticky, as /tmp); 65 when it is damaged.
             """
     )
 

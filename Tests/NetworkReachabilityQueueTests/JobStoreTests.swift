@@ -144,6 +144,13 @@ struct JobStoreTests {
             #expect(try store.claimNext(now: 5000, where: { _ in true }) == nil)
             let job = try #require(try store.jobs().first)
             #expect(job.id == id && job.state == .failed && job.lastError == "expired")
+            // One that would expire before it may run, or as it is submitted, is refused
+            submission.notBefore = 5000
+            #expect(throws: QueueError.invalidJob(reason: "it would expire before it may run")) {
+                try store.submit(submission, now: 0)
+            }
+            submission.notBefore = nil
+            #expect(throws: QueueError.self) { try store.submit(submission, now: 5000) }
         }
     }
 

@@ -129,6 +129,8 @@ struct QueueCLITests {
         ["add", "DB", "--expires", "1e99", "--", "true"], ["add", "DB", "--retry-delay", "0", "--", "true"],
         ["add", "DB", "--target", "bad..name", "--", "true"], ["add", "DB", "--keep", "--", "true"],
         ["add", "DB", "--require", "bogus", "--", "true"], ["add", "DB", "--max-jobs", "0", "--", "true"],
+        ["add", "DB", "--not-before", "9999-01-01T00:00:00Z", "--", "true"], ["add", "DB", "--delay", "9", "--expires", "9", "--", "true"],
+        ["add", "DB", "--not-before", "2026-11-29T03:00:00", "--", "true"],
         ["add", "DB", "true"], ["remove", "DB", "abc"], ["remove", "DB", "-1"], ["remove", "DB", "99999999999999999999"],
         ["remove", "DB"], ["list"], ["run", "DB", "--concurrency", "0"], ["run", "DB", "--validate", "http://x:99999/"],
     ])
