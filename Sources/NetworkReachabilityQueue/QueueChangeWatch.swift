@@ -24,7 +24,7 @@ package final class QueueChangeWatch {
     /// - Throws: ``QueueError/cannotOpen(path:reason:)`` when its directory cannot be watched.
     package init(path: String) throws(QueueError) {
         let directory = QueueFileHandle.directory(of: path)
-        let base = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...])
+        let base = QueueFileHandle.name(of: path)
         names = [base, base + "-wal", base + ".worker"]
         inotify = inotify_init1(Int32(IN_CLOEXEC))
         let mask = IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE

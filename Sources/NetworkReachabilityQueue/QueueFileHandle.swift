@@ -155,4 +155,9 @@ package final class QueueFileHandle: Sendable {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
+
+    /// The name of the file at `path` in its directory: what follows the last `/`.
+    static func name(of path: String) -> String {
+        String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...])
+    }
 }

@@ -6,22 +6,21 @@ import TestSupport
 
 @testable import NetworkReachabilityQueue
 
+/// A fresh directory for a test's queue, removed when `body` ends however it ends.
+private func inQueueDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
+    let directory = try TestFolder.make("queue-store")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    return try body(directory)
+}
+
 /// The durable queue's store against the real SQLite, in files of a directory each test makes and removes.
 struct JobStoreTests {
-    /// A fresh directory, removed when `body` ends however it ends.
-    private static func inDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reach-queue-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory.path)
-    }
-
     private static func job(_ kind: String = "upload", _ payload: String = "x") -> JobStore.Submission {
         JobStore.Submission(kind: kind, payload: Array(payload.utf8))
     }
 
     @Test func aSubmittedJobIsInTheFileInWALModeAndSurvivesReopening() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let path = directory + "/queue.sqlite"
             let id = try JobStore(path: path).submit(Self.job("upload", "reading 1"), now: 1000)
             // A second process's view: the sqlite3 of the system reads what was committed.
@@ -36,7 +35,7 @@ struct JobStoreTests {
     }
 
     @Test func jobsRunFirstSubmittedFirstAmongThoseWhoseConditionsHold() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             var unmetered = Self.job("big")
             unmetered.conditions.unmetered = true
@@ -57,7 +56,7 @@ struct JobStoreTests {
     }
 
     @Test func failuresBackOffAsThePolicySaysEvenAcrossAReopenThenFailForGood() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let path = directory + "/q"
             var submission = Self.job()
             submission.retryPolicy = try RetryPolicy(
@@ -80,7 +79,7 @@ struct JobStoreTests {
     }
 
     @Test func aRunTheWorkerDidNotFinishRunsAgainAndAGivenBackRunCostsNoAttempt() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let path = directory + "/q"
             let first = try JobStore(path: path).submit(Self.job(), now: 0)
             let second = try JobStore(path: path).submit(Self.job(), now: 0)
@@ -99,7 +98,7 @@ struct JobStoreTests {
     }
 
     @Test func aKeyReplacesTheQueuedJobOrKeepsItAsAsked() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             var submission = Self.job("sync", "v1")
             submission.key = "settings"
@@ -116,7 +115,7 @@ struct JobStoreTests {
     }
 
     @Test func atTheBoundsSubmitThrowsAndNothingIsDropped() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             var limits = QueueLimits()
             limits.maximumJobs = 3
             limits.maximumPayloadBytes = 10
@@ -136,7 +135,7 @@ struct JobStoreTests {
     }
 
     @Test func anExpiredJobIsFailedNotRun() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             var submission = Self.job()
             submission.expiresAt = 5000
@@ -155,7 +154,7 @@ struct JobStoreTests {
     }
 
     @Test func aFileThatIsNotAQueueIsAClearErrorAndLeftAsItIs() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let path = directory + "/notes.txt"
             let text = Data(String(repeating: "not a database\n", count: 300).utf8)
             try text.write(to: URL(fileURLWithPath: path))
@@ -176,12 +175,6 @@ struct JobStoreTests {
 
 /// Job control in the store: priority, `after`, retry, kept outcomes, output, pause, and a file of the last version.
 struct JobControlStoreTests {
-    private static func inDirectory<Result>(_ body: (String) throws -> Result) throws -> Result {
-        let directory = try TestFolder.make("queue-control")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try body(directory)
-    }
-
     private static func job(_ payload: String, priority: Int = 0, after: Int64? = nil, attempts: Int = 5) throws
         -> JobStore.Submission
     {
@@ -197,7 +190,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aHigherPriorityRunsFirstAndAFollowerWaitsUntilItsJobIsDone() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             let low = try store.submit(try Self.job("low"), now: 0)
             let high = try store.submit(try Self.job("high", priority: 5), now: 0)
@@ -216,7 +209,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aJobThatFailsForGoodFailsItsFollowersAndRetryPutsThemBackInPlace() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             let first = try store.submit(try Self.job("a", attempts: 3), now: 0)
             let second = try store.submit(try Self.job("b", after: first), now: 0)
@@ -243,7 +236,7 @@ struct JobControlStoreTests {
     }
 
     @Test func doneJobsAreKeptUpToTheirLimitUntilCleanedAndAreNotCounted() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             var limits = QueueLimits()
             limits.keptOutcomes = 2
             limits.maximumJobs = 2
@@ -270,7 +263,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aRemovedOrCleanedJobsCommandAndOutputAreInNoFileBesideTheQueue() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             func secret(_ n: Int) -> String { "SECRET-\(n)-" + String(repeating: "t", count: 1000) }
             // 300 jobs, which a first removal's checkpoint moves into the file itself, then removed one by one
@@ -295,7 +288,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aJobKeepsTheLast64KiBOfItsAttemptsOutput() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             let id = try store.submit(try Self.job("a"), now: 0)
             #expect(try store.output(of: id)?.bytes == [])
@@ -318,7 +311,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aPausedQueueStartsNothingUntilResumedEvenReopened() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             _ = try store.submit(try Self.job("a"), now: 0)
             try store.setPaused(true)
@@ -330,7 +323,7 @@ struct JobControlStoreTests {
     }
 
     @Test func aFileOfTheLastVersionKeepsItsJobsTheirOrderAndTheirCounts() throws {
-        try Self.inDirectory { directory in
+        try inQueueDirectory { directory in
             let path = directory + "/q"
             // The last version's schema and three jobs, as its worker left them
             let old = try DatabaseQueue(path: path)
