@@ -36,6 +36,7 @@ public final class DurableWorkQueue: Sendable {
 
     private struct Running {
         let task: Task<Void, any Error>
+        let attempt: Int
         let conditions: JobConditions
         let output: JobOutput
         /// Cancelled because its conditions stopped holding, or the queue stopped: it stays queued.
@@ -61,13 +62,15 @@ public final class DurableWorkQueue: Sendable {
         var isStopped = false
         /// Ends of runs not yet committed (the disk was full, say), committed again at each look: a job whose run
         /// ended is never run again for want of a write.
-        var unrecorded: [Int64: Outcome] = [:]
+        var unrecorded: [Int64: (outcome: Outcome, outputLoss: String?)] = [:]
         /// After a look failed for want of storage: the wait before the next, and the timer that wakes it.
         var storageRetryDelay: Duration?
         var storageTimer: Task<Void, Never>?
         /// Why the queue stopped by itself, once it did; and who waits to hear it.
         var failure: QueueError?
         var failureWaiters: [CheckedContinuation<QueueError?, Never>] = []
+        /// Told how each run ended, once that is recorded (or kept to be).
+        var runEnded: RunEnd?
 
         /// The waiters of ``DurableWorkQueue/failure()``, taken to be resumed outside the lock.
         mutating func takeFailureWaiters() -> [CheckedContinuation<QueueError?, Never>] {
@@ -225,6 +228,14 @@ public final class DurableWorkQueue: Sendable {
     /// hands it to its commands.
     package var workerLockDescriptor: Int32? { state.withLock { $0.signal?.file.descriptor } }
 
+    /// What is told how a run ended: the job's id, the attempt, and `done`, `stopped, ERROR` (it stays queued) or
+    /// why it failed (`timed out after 2 s`, `exit status 3`).
+    package typealias RunEnd = @Sendable (_ id: Int64, _ attempt: Int, _ outcome: String) -> Void
+
+    /// Tells `body` how each run ended, after its end is committed (or kept to be, when the disk is full): whoever
+    /// reads the file after it hears an end reads that end. `reach queue run` prints it.
+    package func whenRunEnds(_ body: @escaping RunEnd) { state.withLock { $0.runEnded = body } }
+
     /// Starts running jobs: a run the last process did not finish is queued again first.
     ///
     /// One worker runs a file's jobs: this takes an exclusive lock on `PATH.worker` first, which the kernel
@@ -351,9 +362,9 @@ public final class DurableWorkQueue: Sendable {
 
     /// Commits the ends of runs an earlier commit failed to record.
     private func recordUnrecordedEnds() throws(QueueError) {
-        for (id, outcome) in state.withLock({ $0.unrecorded }) {
+        for (id, end) in state.withLock({ $0.unrecorded }) {
             do {
-                try record(outcome, of: id)
+                try record(end.outcome, outputLoss: end.outputLoss, of: id)
             } catch .noSuchJob {
             }
             state.withLock { _ = $0.unrecorded.removeValue(forKey: id) }
@@ -384,7 +395,7 @@ public final class DurableWorkQueue: Sendable {
                     }
                 }
                 state.running[job.id] = Running(
-                    task: task, conditions: job.conditions, output: output,
+                    task: task, attempt: job.attempts, conditions: job.conditions, output: output,
                     timer: job.timeout.map { timeout in Task { [weak self] in await self?.cut(job.id, after: timeout) } })
             }
         }
@@ -420,50 +431,58 @@ public final class DurableWorkQueue: Sendable {
     }
 
     private func finished(_ id: Int64, _ result: Result<Void, any Error>) {
-        let running = state.withLock { $0.running.removeValue(forKey: id) }
+        let (running, told) = state.withLock { ($0.running.removeValue(forKey: id), $0.runEnded) }
         running?.timer?.cancel()
-        running?.output.commit()  // before the end: whoever sees it end sees all it wrote
+        let outputLoss = running?.output.finish()  // before the end: whoever sees it end sees all it wrote
         let outcome: Outcome
+        let said: String
         switch result {
         case .success:
             metrics.recordRun(.succeeded)
             outcome = .succeeded
-        case .failure where running?.interrupted == true:
+            said = "done"
+        case .failure(let error) where running?.interrupted == true:
             metrics.recordRun(.interrupted)
             outcome = .interrupted
+            said = "stopped, \(error)"
         case .failure(let error):
             metrics.recordRun(.failed)
+            let failure: JobFailure
             if let timeout = running?.timedOut {
                 let figure = timeout % 1000 == 0 ? "\(timeout / 1000) s" : "\(timeout) ms"
-                outcome = .failed(JobFailure("timed out after \(figure)", exitStatus: 124))
+                failure = JobFailure("timed out after \(figure)", exitStatus: 124)
             } else {
-                outcome = .failed(error as? JobFailure ?? JobFailure("\(error)"))
+                failure = error as? JobFailure ?? JobFailure("\(error)")
             }
+            outcome = .failed(failure)
+            said = failure.reason
         }
         do {
-            try record(outcome, of: id)
+            try record(outcome, outputLoss: outputLoss, of: id)
         } catch .noSuchJob {
             logger.debug("job \(id) was removed while it ran")
         } catch {
             // Kept, and committed at the next look: the job is not run again meanwhile (it is not in the running
             // set, and claims take only waiting and retrying jobs).
-            state.withLock { $0.unrecorded[id] = outcome }
+            state.withLock { $0.unrecorded[id] = (outcome, outputLoss) }
             logger.error("job \(id): its end is not recorded yet: \(error)")
         }
+        if let running { told?(id, running.attempt, said) }
         wake.yield()
     }
 
     /// Commits how a run ended.
-    private func record(_ outcome: Outcome, of id: Int64) throws(QueueError) {
+    private func record(_ outcome: Outcome, outputLoss: String?, of id: Int64) throws(QueueError) {
         switch outcome {
         case .succeeded:
-            try store.complete(id)
+            try store.complete(id, outputLoss: outputLoss)
         case .interrupted:
-            try store.giveBack(id)
+            try store.giveBack(id, outputLoss: outputLoss)
             logger.debug("job \(id): interrupted; queued again")
         case .failed(let failure):
             let now = try store.fail(
-                id, now: JobStore.now(), reason: failure.reason, exitStatus: failure.exitStatus, permanent: failure.isPermanent)
+                id, now: JobStore.now(), reason: failure.reason, exitStatus: failure.exitStatus, permanent: failure.isPermanent,
+                outputLoss: outputLoss)
             logger.debug("job \(id) failed: \(failure.reason); now \(now.rawValue)")
         }
     }

@@ -5,7 +5,8 @@ import NetworkReachabilityPOSIX
 /// What one run of a job writes (``DurableJob/write(_:)-(String)``), gathered and committed to the job's output in the file:
 /// at 16 KiB, 1 s after the first byte not yet committed, and when the run ends, before its end is recorded, so that
 /// whoever sees the job end sees all its output. Bytes the file could not take (a full disk) are counted, and the
-/// next commit that succeeds puts a line in their place that says how many and why; the first loss is logged.
+/// next commit that succeeds puts a line in their place that says how many and why, or, when none did, the run's end
+/// (``finish()``); the first loss is logged.
 final class JobOutput: Sendable {
     private struct Pending {
         var bytes: [UInt8] = []
@@ -50,7 +51,14 @@ final class JobOutput: Sendable {
         if full { commit() }
     }
 
-    /// Commits what is pending; the run's end calls it last.
+    /// Commits what is pending, at the run's end: the line that says what the file could not take, when that is left
+    /// to be recorded with the end.
+    func finish() -> String? {
+        commit()
+        return committing.withLock { loss in loss.bytes == 0 ? nil : Self.lossMark(loss.bytes, loss.reason) }
+    }
+
+    /// Commits what is pending.
     func commit() {
         committing.withLock { loss in
             let bytes = pending.withLock { pending in

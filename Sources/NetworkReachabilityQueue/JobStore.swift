@@ -192,7 +192,7 @@ package final class JobStore: Sendable {
     /// those whose process is gone.
     private static func removeAbandonedBuilds(of path: String) {
         let directory = QueueFileHandle.directory(of: path)
-        let prefix = String(path[(path.lastIndex(of: "/").map { path.index(after: $0) } ?? path.startIndex)...]) + ".new-"
+        let prefix = QueueFileHandle.name(of: path) + ".new-"
         for name in SystemFile.names(in: directory) where name.hasPrefix(prefix) {
             let rest = name.dropFirst(prefix.count)
             guard let dash = rest.firstIndex(of: "-"), let pid = Int32(rest[..<dash]) else { continue }
@@ -317,6 +317,11 @@ package final class JobStore: Sendable {
                             AND NOT EXISTS (SELECT 1 FROM job WHERE conditionSet = OLD.conditionSet);
                     END;
                     """)
+        }
+        migrator.registerMigration("outputLoss") { db in
+            // The line that says how much of an attempt's output the file could not take, when nothing after it
+            // could be written to say so: set with the attempt's end, which may use the reserve.
+            try db.execute(sql: "ALTER TABLE job ADD COLUMN outputLoss TEXT")
         }
         return migrator
     }()
@@ -457,7 +462,8 @@ package final class JobStore: Sendable {
                 }
             }
             guard let id = next?.id else { return nil }
-            try db.execute(sql: "UPDATE job SET state = 'running', attempts = attempts + 1 WHERE id = ?", arguments: [id])
+            try db.execute(
+                sql: "UPDATE job SET state = 'running', attempts = attempts + 1, outputLoss = NULL WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM output WHERE job = ?", arguments: [id])
             return try Self.storedJob(try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id])!)
         }
@@ -465,13 +471,17 @@ package final class JobStore: Sendable {
 
     /// The job succeeded: it is `done` and never runs again, and the jobs that were to follow it may run. Its
     /// outcome is kept a while (``QueueLimits/keptOutcomes``, ``keptOutcomeMilliseconds``), then removed.
-    package func complete(_ id: Int64, now: Int64 = JobStore.now()) throws(QueueError) {
+    ///
+    /// - Parameter outputLoss: the line that says what of the attempt's output the file could not take, shown at its
+    ///   end (``output(of:)``); this end, unlike output, may use the worker's reserve.
+    package func complete(_ id: Int64, now: Int64 = JobStore.now(), outputLoss: String? = nil) throws(QueueError) {
         try write { db in
             try db.execute(
                 sql: """
-                    UPDATE job SET state = 'done', finishedAt = ?, exitStatus = 0, lastError = NULL, key = NULL
+                    UPDATE job SET state = 'done', finishedAt = ?, exitStatus = 0, lastError = NULL, key = NULL,
+                        outputLoss = ?
                     WHERE id = ?
-                    """, arguments: [now, id])
+                    """, arguments: [now, outputLoss, id])
             guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
             try db.execute(
                 sql: "UPDATE job SET state = 'waiting' WHERE afterJob = ? AND state = 'blocked'", arguments: [id])
@@ -496,9 +506,11 @@ package final class JobStore: Sendable {
     /// The job's attempt failed: it retries after its policy's delay, or is failed for good after its last
     /// attempt or when `permanent`, and then so are the jobs that were to follow it. Returns its new state.
     ///
-    /// - Parameter exitStatus: what its command exited with (`128 + N` for a signal, 124 for a timeout), if it ran one.
+    /// - Parameters:
+    ///   - exitStatus: what its command exited with (`128 + N` for a signal, 124 for a timeout), if it ran one.
+    ///   - outputLoss: as ``complete(_:now:outputLoss:)``'s.
     package func fail(
-        _ id: Int64, now: Int64, reason: String, exitStatus: Int32? = nil, permanent: Bool = false
+        _ id: Int64, now: Int64, reason: String, exitStatus: Int32? = nil, permanent: Bool = false, outputLoss: String? = nil
     ) throws(QueueError) -> StoredJob.State {
         try write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM job WHERE id = ?", arguments: [id]) else {
@@ -508,8 +520,10 @@ package final class JobStore: Sendable {
             let state: StoredJob.State = permanent || job.attempts >= job.retryPolicy.maximumAttempts ? .failed : .retrying
             let next = job.retryPolicy.delay(afterFailures: job.attempts).after(now)
             try db.execute(
-                sql: "UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ?, exitStatus = ?, finishedAt = ? WHERE id = ?",
-                arguments: [state.rawValue, next, reason, exitStatus, state == .failed ? now : nil, id])
+                sql: """
+                    UPDATE job SET state = ?, nextAttemptAt = ?, lastError = ?, exitStatus = ?, finishedAt = ?, outputLoss = ?
+                    WHERE id = ?
+                    """, arguments: [state.rawValue, next, reason, exitStatus, state == .failed ? now : nil, outputLoss, id])
             if state == .failed { try Self.failDependents(of: id, because: "job \(id) failed", now: now, in: db) }
             return state
         }
@@ -527,11 +541,15 @@ package final class JobStore: Sendable {
     }
 
     /// The job's conditions stopped holding while it ran: it waits for them again, its attempt given back.
-    package func giveBack(_ id: Int64) throws(QueueError) {
+    ///
+    /// - Parameter outputLoss: as ``complete(_:now:outputLoss:)``'s.
+    package func giveBack(_ id: Int64, outputLoss: String? = nil) throws(QueueError) {
         try write { db in
             try db.execute(
-                sql: "UPDATE job SET state = 'waiting', attempts = max(attempts - 1, 0) WHERE id = ? AND state = 'running'",
-                arguments: [id])
+                sql: """
+                    UPDATE job SET state = 'waiting', attempts = max(attempts - 1, 0), outputLoss = ?
+                    WHERE id = ? AND state = 'running'
+                    """, arguments: [outputLoss, id])
             guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
         }
     }
@@ -563,13 +581,17 @@ package final class JobStore: Sendable {
         }
     }
 
-    /// The output job `id`'s last attempt wrote, its last ``keptOutputBytes``, and how many bytes before them were
-    /// dropped; `nil` when the file holds no job `id`.
+    /// The output job `id`'s last attempt wrote, its last ``keptOutputBytes`` (and, once it ended, the line that
+    /// says what of its end the file could not take), and how many bytes before them were dropped; `nil` when the
+    /// file holds no job `id`.
     package func output(of id: Int64) throws(QueueError) -> (bytes: [UInt8], dropped: Int64)? {
         try read { db in
-            guard try Self.state(of: id, in: db) != nil else { return nil }
+            guard let loss = try Row.fetchOne(db, sql: "SELECT outputLoss FROM job WHERE id = ?", arguments: [id]) else {
+                return nil
+            }
             let row = try Row.fetchOne(db, sql: "SELECT bytes, dropped FROM output WHERE job = ?", arguments: [id])
-            return (row.map { Array($0["bytes"] as Data) } ?? [], row?["dropped"] ?? 0)
+            let bytes = row.map { Array($0["bytes"] as Data) } ?? []
+            return (bytes + Array(((loss["outputLoss"] as String?) ?? "").utf8), row?["dropped"] ?? 0)
         }
     }
 

@@ -64,15 +64,9 @@ struct QueueRunCommand: AsyncParsableCommand {
         ) { target throws(ReachabilityError) in try NetworkReachability(target: target, logger: logger) }
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         queue.register(JobCommand.kind) { [queue] job in
-            do {
-                try await JobCommand.decode(job).run(as: job, workerLock: queue.workerLockDescriptor)
-                Output.error("reach: job \(job.id), attempt \(job.attempt): done")
-            } catch {
-                let stopped = Task.isCancelled ? "stopped, " : ""
-                Output.error("reach: job \(job.id), attempt \(job.attempt): \(stopped)\(error)")
-                throw error
-            }
+            try await JobCommand.decode(job).run(as: job, workerLock: queue.workerLockDescriptor)
         }
+        queue.whenRunEnds { id, attempt, outcome in Output.error("reach: job \(id), attempt \(attempt): \(outcome)") }
         do {
             try queue.start()
         } catch .anotherWorker(let path) {

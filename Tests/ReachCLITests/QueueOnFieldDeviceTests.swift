@@ -132,11 +132,22 @@ struct QueueOnFieldDeviceTests {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         let folder = try Folder(tmpfsMegabytes: 4)
-        let (go, end, release) = (folder.path + "/go", folder.path + "/end", folder.path + "/release")
-        for fifo in [go, end, release] { try #require(mkfifo(fifo, 0o600) == 0) }
-        // A job that writes a line, then 20,000 bytes while the disk is full, then a line when space returned
-        let script = "echo before; read x < \(go); head -c 20000 /dev/zero | tr '\\0' y; read x < \(end); echo; echo after"
-        try #require(Self.reach(["queue", "add", folder.database, "--", "sh", "-c", script]).status == 0)
+        let (go, end, last) = (folder.path + "/go", folder.path + "/end", folder.path + "/last")
+        for fifo in [go, end, last] { try #require(mkfifo(fifo, 0o600) == 0) }
+        // A job that writes a line, then 20,000 bytes while the disk is full, then a line when space returned; one
+        // that writes all it writes while the disk is full; two that never run, whose removal cuts the write-ahead
+        // log back to nothing (so that the full disk has no room in it either)
+        let scripts = [
+            "echo before; read x < \(go); head -c 20000 /dev/zero | tr '\\0' y; read x < \(end); echo; echo after",
+            "read x < \(last); head -c 20000 /dev/zero | tr '\\0' z; echo; echo last",
+        ]
+        for script in scripts { try #require(Self.reach(["queue", "add", folder.database, "--", "sh", "-c", script]).status == 0) }
+        for _ in 0..<2 { try #require(Self.reach(["queue", "add", folder.database, "--delay", "3600", "--", "true"]).status == 0) }
+        func fillDisk(removing id: Int) throws {
+            try #require(Self.reach(["queue", "remove", folder.database, "\(id)"]).status == 0)
+            _ = try Command.run(["dd", "if=/dev/zero", "of=\(folder.path)/filler", "bs=4k"])
+        }
+        func log(_ id: Int) throws -> String { try Self.reach(["queue", "log", folder.database, "\(id)"]).standardOutput }
         let worker = try Worker(folder.database, in: network)
         // Committed (within a second) once a follower of the log sees it
         let follower = LineCollector()
@@ -144,28 +155,16 @@ struct QueueOnFieldDeviceTests {
             [ReachBinary.path, "queue", "log", folder.database, "1", "--follow"], output: follower.pipe, errors: LineCollector().pipe)
         #expect(follower.waitForLine(timeout: 20) { $0 == "before" } != nil)
         follow.end()
-        // A reader in a transaction keeps the log from being cut back, which would make room: the disk stays full (and
-        // a commit that fails waits out SQLite's busy time, 10 s, for that reader first)
-        let reader = LineCollector()
-        let transaction = try Subprocess(
-            ["python3", "-c", """
-                import sqlite3; c = sqlite3.connect('\(folder.database)', isolation_level=None); c.execute('BEGIN')
-                c.execute('SELECT count(*) FROM job').fetchall(); print('reading', flush=True); open('\(release)').read()
-                """], standardOutput: reader.pipe)
-        defer { transaction.end() }
-        #expect(reader.waitForLine(timeout: 20) { $0 == "reading" } != nil)
-        _ = try Command.run(["dd", "if=/dev/zero", "of=\(folder.path)/filler", "bs=4k"])
+
+        try fillDisk(removing: 3)
         _ = try Command.run(["sh", "-c", "echo > \(go)"], timeout: 20)
-        let warning = worker.errors.waitForLine(timeout: 30) { $0.contains("its output is not kept") }
+        let warning = worker.errors.waitForLine(timeout: 20) { $0.contains("its output is not kept") }
         #expect(warning?.contains("job 1:") == true && warning?.contains("the disk is full") == true, "\(worker.errors.lines)")
         unlink(folder.path + "/filler")
-        _ = try Command.run(["sh", "-c", "echo > \(release)"], timeout: 20)
         _ = try Command.run(["sh", "-c", "echo > \(end)"], timeout: 20)
         #expect(worker.errors.waitForLine(timeout: 20) { $0.hasSuffix("job 1, attempt 1: done") } != nil)
-
         // Every byte is in the log or counted in the line that stands where the file could not take it
-        let log = try Self.reach(["queue", "log", folder.database, "1"]).standardOutput
-        let all = log.split(separator: "\n")
+        let all = try log(1).split(separator: "\n")
         let lines = all.filter { !$0.allSatisfy { $0 == "y" } }
         let shown = all.filter { $0.allSatisfy { $0 == "y" } }.reduce(0) { $0 + $1.count }
         let mark = try #require(lines.first { $0.hasPrefix("[reach: ") }, "\(lines)")
@@ -174,6 +173,13 @@ struct QueueOnFieldDeviceTests {
         #expect(lost >= 16 * 1024 && shown + lost == 20000, "\(lost) + \(shown)")
         #expect(mark.hasSuffix(" bytes of output are not kept here: the disk is full]"))
         #expect(lines.first == "before" && lines.last == "after")
+
+        // When the disk stays full to the end, the end (which may use the worker's reserve) says what was lost
+        try fillDisk(removing: 4)
+        _ = try Command.run(["sh", "-c", "echo > \(last)"], timeout: 20)
+        #expect(worker.errors.waitForLine(timeout: 20) { $0.hasSuffix("job 2, attempt 1: done") } != nil, "\(worker.errors.lines)")
+        #expect(try log(2) == "\n[reach: 20006 bytes of output are not kept here: the disk is full]\n")
+        unlink(folder.path + "/filler")
         #expect(worker.stop() == 0)
     }
 
@@ -342,6 +348,7 @@ struct QueueOnFieldDeviceTests {
         #expect(follow.wait() == .exited(0))
         #expect(try Self.reach(["queue", "wait", db, follower]).status == 1)
         #expect(try Self.reach(["queue", "wait", db, hanging]).status == 124)
+        #expect(worker.errors.lines.contains("reach: job \(hanging), attempt 1: timed out after 300 ms"), "\(worker.errors.lines)")
         #expect(try Self.reach(["queue", "wait", db, urgent]).status == 0)
         #expect(Date().timeIntervalSince(delayed) >= 1, "the delay held")
         #expect(try Self.reach(["queue", "log", db, urgent]).standardOutput == "urgent\n")
