@@ -106,7 +106,7 @@ complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positio
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'wait' -d 'Wait until a job is done or has failed for good, and exit with its status.'
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'retry' -d 'Run failed jobs again, under their ids and in their places, with their attempts counted from 0.'
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'remove' -d 'Remove a job whatever its state; if its command runs, the worker stops it (SIGTERM).'
-complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'clean' -d 'Remove the done jobs kept (the latest 1,000, for 7 days) and, with --failed, the failed jobs.'
+complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'clean' -d 'Remove the done jobs kept (at least the latest 1,000, for 7 days) and, with --failed, the failed jobs.'
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'pause' -d 'Start no job until `resume`; the jobs running run on. Kept in the file, across the worker\'s restarts.'
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'resume' -d 'Start jobs again after `pause`.'
 complete -c 'reach-queue' -n '__reach-queue_should_offer_completions_for_positional "reach-queue" -eq 1' -fa 'help' -d 'Show subcommand help information.'

@@ -57,7 +57,7 @@ _reach-queue() {
             'wait:Wait until a job is done or has failed for good, and exit with its status.'
             'retry:Run failed jobs again, under their ids and in their places, with their attempts counted from 0.'
             'remove:Remove a job whatever its state; if its command runs, the worker stops it (SIGTERM).'
-            'clean:Remove the done jobs kept (the latest 1,000, for 7 days) and, with --failed, the failed jobs.'
+            'clean:Remove the done jobs kept (at least the latest 1,000, for 7 days) and, with --failed, the failed jobs.'
             'pause:Start no job until `resume`; the jobs running run on. Kept in the file, across the worker'\''s restarts.'
             'resume:Start jobs again after `pause`.'
             'help:Show subcommand help information.'

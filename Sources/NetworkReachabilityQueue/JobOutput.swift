@@ -16,6 +16,13 @@ final class JobOutput: Sendable {
     private struct Loss {
         var bytes = 0
         var reason = ""
+        /// Whether the output kept so far is empty or ends a line, so that the mark begins one without a blank.
+        var atLineStart = true
+
+        /// The line that stands where ``bytes`` bytes of output were lost.
+        var mark: String {
+            (atLineStart ? "" : "\n") + "[reach: \(bytes) bytes of output are not kept here: \(reason)]\n"
+        }
     }
 
     /// Committed at once from this many bytes.
@@ -55,7 +62,7 @@ final class JobOutput: Sendable {
     /// to be recorded with the end.
     func finish() -> String? {
         commit()
-        return committing.withLock { loss in loss.bytes == 0 ? nil : Self.lossMark(loss.bytes, loss.reason) }
+        return committing.withLock { loss in loss.bytes == 0 ? nil : loss.mark }
     }
 
     /// Commits what is pending.
@@ -68,10 +75,10 @@ final class JobOutput: Sendable {
                 return pending.bytes
             }
             guard !bytes.isEmpty else { return }
-            let mark = loss.bytes == 0 ? [] : Array(Self.lossMark(loss.bytes, loss.reason).utf8)
+            let mark = loss.bytes == 0 ? [] : Array(loss.mark.utf8)
             do {
                 try store.appendOutput(mark + bytes, to: id)
-                loss = Loss()
+                loss = Loss(atLineStart: bytes.last == UInt8(ascii: "\n"))
             } catch {
                 if loss.bytes == 0 {
                     loss.reason = if case .full(let reason)? = error as? QueueError { reason } else { "\(error)" }
@@ -80,10 +87,5 @@ final class JobOutput: Sendable {
                 loss.bytes += bytes.count
             }
         }
-    }
-
-    /// The line that stands where `count` bytes of output were lost.
-    static func lossMark(_ count: Int, _ reason: String) -> String {
-        "\n[reach: \(count) bytes of output are not kept here: \(reason)]\n"
     }
 }

@@ -80,7 +80,11 @@ package final class JobStore: Sendable {
     ///   ``QueueError/unsafe(path:reason:)`` for a link or a file that is not regular, ``QueueError/full(reason:)``
     ///   when the disk is too full to create it, ``QueueError/cannotOpen(path:reason:)`` when it cannot be opened or
     ///   created.
-    package init(path: String, limits: QueueLimits = QueueLimits(), readOnly: Bool = false) throws(QueueError) {
+    /// - Parameter releasesReserve: whether a full disk may take the worker's reserve to open the file; a process that
+    ///   only adds jobs passes `false`, since the reserve is for ends and removals.
+    package init(
+        path: String, limits: QueueLimits = QueueLimits(), readOnly: Bool = false, releasesReserve: Bool = true
+    ) throws(QueueError) {
         self.path = path
         self.limits = limits
         self.readOnly = readOnly
@@ -93,7 +97,7 @@ package final class JobStore: Sendable {
         // Opening needs a little space (SQLite's shared-memory index and log): on a full disk the worker's reserve is
         // given up for it, and a failure to open is the disk's being full.
         let diskIsFull = (SystemFile.freeBytes(beside: path) ?? Int.max) < Self.openingBytes
-        if diskIsFull && !readOnly { _ = unlink(path + ".reserve") }
+        if diskIsFull && !readOnly && releasesReserve { _ = unlink(path + ".reserve") }
         do {
             let (isEmpty, isMigrated) = try Self.checkIsOurs(path)
             if readOnly {
@@ -154,9 +158,12 @@ package final class JobStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
             // A done job's command line (often with a token) is overwritten, not left in a free page.
             try db.execute(sql: "PRAGMA secure_delete = ON")
-            // The write-ahead log is cut back to 4 MiB at each checkpoint: a reader that held it back while the
-            // worker ran thousands of jobs leaves no log of a hundred megabytes behind.
-            try db.execute(sql: "PRAGMA journal_size_limit = 4194304")
+            // The write-ahead log is checkpointed every 64 pages (256 KiB, where SQLite's default is 4 MiB) and cut
+            // back to 1 MiB at each checkpoint: on a small disk the log is what fills it, and a full disk cannot take
+            // the checkpoint that would give its room back; a reader that held it back while the worker ran
+            // thousands of jobs leaves no log of a hundred megabytes behind.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 64")
+            try db.execute(sql: "PRAGMA journal_size_limit = 1048576")
         }
         return configuration
     }
@@ -348,8 +355,8 @@ package final class JobStore: Sendable {
             _ = truncateLog()
             try checkRoomToAdd(submission.payload.count + conditions.utf8.count)
         }
+        var replaced: Int64?
         let id = try write(usingReserve: false) { db in
-            var replaced: Int64?
             if let key = submission.key,
                 let queued = try Int64.fetchOne(db, sql: "SELECT id FROM job WHERE key = ?", arguments: [key])
             {
@@ -398,6 +405,7 @@ package final class JobStore: Sendable {
             }
             return id
         }
+        if replaced != nil { _ = truncateLog() }  // the log's older frames still hold the replaced job's command
         if wakesWorker { WorkerSignal.notify(database: path) }
         return id
     }
@@ -475,7 +483,7 @@ package final class JobStore: Sendable {
     /// - Parameter outputLoss: the line that says what of the attempt's output the file could not take, shown at its
     ///   end (``output(of:)``); this end, unlike output, may use the worker's reserve.
     package func complete(_ id: Int64, now: Int64 = JobStore.now(), outputLoss: String? = nil) throws(QueueError) {
-        try write { db in
+        let removed = try write { db in
             try db.execute(
                 sql: """
                     UPDATE job SET state = 'done', finishedAt = ?, exitStatus = 0, lastError = NULL, key = NULL,
@@ -485,23 +493,31 @@ package final class JobStore: Sendable {
             guard db.changesCount == 1 else { throw QueueError.noSuchJob(id) }
             try db.execute(
                 sql: "UPDATE job SET state = 'waiting' WHERE afterJob = ? AND state = 'blocked'", arguments: [id])
-            try Self.removeOldOutcomes(keeping: self.limits.keptOutcomes, now: now, in: db)
+            return try Self.removeOldOutcomes(keeping: self.limits.keptOutcomes, now: now, in: db)
         }
+        if removed > 0 { _ = truncateLog() }  // the log's older frames still hold their commands and output
     }
 
     /// How long a done job's outcome is kept: 7 days.
     package static let keptOutcomeMilliseconds: Int64 = 7 * 24 * 3600 * 1000
 
-    /// Removes the oldest done jobs past the `kept` latest, and those of the oldest 16 older than
-    /// ``keptOutcomeMilliseconds``: a few rows per run, found through the state index, whatever the file holds.
-    private static func removeOldOutcomes(keeping kept: Int, now: Int64, in db: Database) throws {
+    /// Removes the done jobs past the `kept` latest once ``outcomeBatch`` more have gathered, and those of the oldest
+    /// 16 older than ``keptOutcomeMilliseconds``: a few rows per run, found through the state index, whatever the file
+    /// holds, and in batches, since each removal is followed by a truncation of the log (its frames still hold the
+    /// commands and output), which waits for the disk. Returns whether it removed any, as a count of changed rows.
+    private static func removeOldOutcomes(keeping kept: Int, now: Int64, in db: Database) throws -> Int {
         let done = try Int.fetchOne(db, sql: "SELECT jobs FROM tally WHERE state = 'done'") ?? 0
+        let before = db.totalChangesCount
         try db.execute(
             sql: """
                 DELETE FROM job WHERE id IN (SELECT id FROM job WHERE state = 'done' ORDER BY id LIMIT ?);
                 DELETE FROM job WHERE id IN (SELECT id FROM job WHERE state = 'done' ORDER BY id LIMIT 16) AND finishedAt < ?;
-                """, arguments: [max(0, done - kept), now - keptOutcomeMilliseconds])
+                """, arguments: [done - kept >= outcomeBatch ? done - kept : 0, now - keptOutcomeMilliseconds])
+        return db.totalChangesCount - before  // rows of every table, the triggers' too: more than none is what counts
     }
+
+    /// How many done jobs past the kept ones gather before they are removed together.
+    package static let outcomeBatch = 64
 
     /// The job's attempt failed: it retries after its policy's delay, or is failed for good after its last
     /// attempt or when `permanent`, and then so are the jobs that were to follow it. Returns its new state.
@@ -768,7 +784,8 @@ package final class JobStore: Sendable {
     /// Commits `body`. When the disk is full, space is made and the write tried again, twice: first the write-ahead
     /// log is checkpointed into the file and truncated (a commit appends to the log until a checkpoint, which the
     /// file's own pages take without growing when jobs end), then the worker's reserve (`PATH.reserve`) is given
-    /// up (unless `usingReserve` is false: a submission never takes what the worker keeps for ends and removals).
+    /// up and the log truncated again, which the file may now grow for (unless `usingReserve` is false: a submission
+    /// never takes what the worker keeps for ends and removals).
     /// Removals, a run's end and a worker's recovery need only a few pages.
     private func write<Result>(usingReserve: Bool = true, _ body: (Database) throws -> Result) throws(QueueError) -> Result {
         guard !readOnly else { throw .cannotOpen(path: path, reason: "it was opened to be read") }
@@ -778,7 +795,7 @@ package final class JobStore: Sendable {
         } catch {
             lastError = error
         }
-        for makeRoom in usingReserve ? [truncateLog, releaseReserve] : [truncateLog] {
+        for makeRoom in usingReserve ? [truncateLog, releaseReserveAndTruncateLog] : [truncateLog] {
             guard (lastError as? DatabaseError)?.resultCode == .SQLITE_FULL, makeRoom() else { continue }
             do {
                 return try database.write(body)
@@ -794,6 +811,13 @@ package final class JobStore: Sendable {
         (try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }) != nil
     }
 
+    /// Gives up the reserve, then truncates the log with the room it left; whether there was a reserve.
+    private func releaseReserveAndTruncateLog() -> Bool {
+        guard releaseReserve() else { return false }
+        _ = truncateLog()
+        return true
+    }
+
     // MARK: - Headroom
 
     /// The worker's reserve of free space, beside the file.
@@ -801,10 +825,17 @@ package final class JobStore: Sendable {
 
     /// Makes the reserve if it is missing and the disk has room for it and as much again; whether it is there. The
     /// worker calls this at its start and after each look.
+    ///
+    /// While the reserve cannot be made, the write-ahead log is truncated instead, at each look: on a disk that
+    /// full, the log would grow into the last free bytes, and then the checkpoint that gives its room back could
+    /// not grow the file by the pages it must copy, which no write could ever mend.
     @discardableResult
     package func keepReserve() -> Bool {
         if SystemFile.size(reservePath) == Self.reserveBytes { return true }
-        guard let free = SystemFile.freeBytes(beside: path), free >= 2 * Self.reserveBytes else { return false }
+        guard let free = SystemFile.freeBytes(beside: path), free >= 2 * Self.reserveBytes else {
+            _ = truncateLog()
+            return false
+        }
         return SystemFile.allocate(reservePath, bytes: Self.reserveBytes, mode: 0o600)
     }
 

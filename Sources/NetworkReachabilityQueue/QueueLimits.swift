@@ -3,7 +3,8 @@
 public struct QueueLimits: Sendable {
     /// Jobs of every state, failed ones included; the done ones kept are not counted.
     public var maximumJobs = 100_000
-    /// How many done jobs' outcomes are kept, the latest (each for 7 days at most); older ones are removed.
+    /// How many done jobs' outcomes are kept at least, the latest (each for 7 days at most); older ones are removed 64
+    /// at a time, each batch followed by a truncation of the write-ahead log that held their commands.
     public var keptOutcomes = 1000
     /// The payloads' bytes together.
     public var maximumPayloadBytes = 256 * 1024 * 1024

@@ -16,7 +16,7 @@ package struct StoredJob: Sendable, Equatable {
         case failed
         /// Follows a job that has not succeeded yet: waiting once it has.
         case blocked
-        /// Succeeded: never runs again; its outcome is kept a while (the latest 1,000, for 7 days).
+        /// Succeeded: never runs again; its outcome is kept a while (at least the latest 1,000, for 7 days).
         case done
     }
 

@@ -124,7 +124,7 @@ struct QueueAddCommand: ParsableCommand {
         submission.after = after?.value
         submission.timeout = timeout.map { $0.duration.saturatingMilliseconds }
         try submission.check(now: now)  // before the file is made
-        let store = try JobStore(path: database, limits: limits)
+        let store = try JobStore(path: database, limits: limits, releasesReserve: false)
         Output.line("\(try store.submit(submission, now: now))")
     }
 

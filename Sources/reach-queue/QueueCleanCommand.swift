@@ -6,7 +6,7 @@ import ReachCommandLine
 struct QueueCleanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "clean",
-        abstract: "Remove the done jobs kept (the latest 1,000, for 7 days) and, with --failed, the failed jobs.",
+        abstract: "Remove the done jobs kept (at least the latest 1,000, for 7 days) and, with --failed, the failed jobs.",
         discussion: "Their commands and output leave the file: its free pages are overwritten."
     )
 

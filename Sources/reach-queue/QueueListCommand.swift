@@ -12,7 +12,7 @@ struct QueueListCommand: ParsableCommand {
             States: waiting (for its conditions, its time or its turn), blocked (until the job it follows is \
             done), running, retrying (after a failed attempt, until its next attempt's time), failed (its last \
             attempt failed, it expired, or the job it followed failed; kept until removed or retried), done (kept \
-            for --all: the latest 1,000, for 7 days). A paused queue says so on stderr.
+            for --all: at least the latest 1,000, for 7 days). A paused queue says so on stderr.
             """
     )
 

@@ -246,8 +246,8 @@ struct JobControlStoreTests {
                 _ = try store.claimNext(now: 0) { _ in true }
                 try store.complete(id, now: 100)
             }
-            #expect(try Self.states(store) == ["b:done", "c:done"])
-            #expect(try store.jobs().isEmpty && store.counts()[.done] == 2)
+            #expect(try Self.states(store) == ["a:done", "b:done", "c:done"], "past the kept ones, until a batch gathers")
+            #expect(try store.jobs().isEmpty && store.counts()[.done] == 3)
             #expect(try store.jobs(includingDone: true).allSatisfy { $0.exitStatus == 0 && $0.finishedAt == 100 })
             // The done ones are not counted against the bound of two
             _ = try store.submit(try Self.job("d", attempts: 1), now: 0)
@@ -255,14 +255,14 @@ struct JobControlStoreTests {
             #expect(throws: QueueError.self) { try store.submit(try Self.job("f"), now: 0) }
             _ = try store.claimNext(now: 0) { _ in true }
             _ = try store.fail(4, now: 0, reason: "no")
-            #expect(try store.clean() == 2)
+            #expect(try store.clean() == 3)
             #expect(try Self.states(store) == ["d:failed", "e:waiting"])
             #expect(try store.clean(failed: true) == 1)
             #expect(try store.counts() == [.waiting: 1, .blocked: 0, .running: 0, .retrying: 0, .failed: 0, .done: 0])
         }
     }
 
-    @Test func aRemovedOrCleanedJobsCommandAndOutputAreInNoFileBesideTheQueue() throws {
+    @Test func aRemovedCleanedOrReplacedJobsCommandAndOutputAreInNoFileBesideTheQueue() throws {
         try inQueueDirectory { directory in
             let store = try JobStore(path: directory + "/q")
             func secret(_ n: Int) -> String { "SECRET-\(n)-" + String(repeating: "t", count: 1000) }
@@ -277,6 +277,12 @@ struct JobControlStoreTests {
                 if done { try store.complete(id) } else { _ = try store.fail(id, now: 0, reason: "no") }
             }
             #expect(try store.clean(failed: true) == 2)
+            // A job replaced under its key
+            var keyed = try Self.job(secret(302))
+            keyed.key = "k"
+            _ = try store.submit(keyed, now: 0)
+            keyed.payload = Array("replacement".utf8)
+            _ = try store.submit(keyed, now: 0)
             var found: [String: Int] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
                 let bytes = try TestFile.bytes(directory + "/" + name)
@@ -284,6 +290,28 @@ struct JobControlStoreTests {
             }
             print("secrets left beside a queue after its jobs were removed and cleaned: \(found)")
             #expect(found.values.allSatisfy { $0 == 0 } && found["q"] != nil, "\(found)")
+        }
+    }
+
+    @Test func doneJobsPastTheKeptOnesGoInBatchesAndLeaveNoByteBehind() throws {
+        try inQueueDirectory { directory in
+            var limits = QueueLimits()
+            limits.keptOutcomes = 2
+            let store = try JobStore(path: directory + "/q", limits: limits)
+            for n in 0..<(2 + JobStore.outcomeBatch) {
+                let id = try store.submit(try Self.job("SECRET-\(n)-" + String(repeating: "t", count: 500)), now: 0)
+                _ = try store.claimNext(now: 0) { _ in true }
+                try store.appendOutput(Array("OUTPUT-\(n)".utf8), to: id)
+                try store.complete(id, now: 100)
+                // Kept until a batch has gathered past the kept ones
+                #expect(try store.counts()[.done] == (n < 1 + JobStore.outcomeBatch ? n + 1 : 2), "after \(n + 1)")
+            }
+            let left = try store.jobs(includingDone: true).map { String(decoding: $0.payload.prefix(10), as: UTF8.self) }
+            #expect(left == ["SECRET-64-", "SECRET-65-"])
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let text = String(decoding: try TestFile.bytes(directory + "/" + name), as: UTF8.self)
+                #expect(!text.contains("SECRET-0-") && !text.contains("SECRET-63-") && !text.contains("OUTPUT-5"), "\(name)")
+            }
         }
     }
 
