@@ -23,17 +23,22 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     private let server: ExporterServer
-    /// The users a request must be one of; `nil`: anyone.
-    private let authentication: BasicAuthentication?
     private var state = State.waiting(since: .distantPast)  // set when the connection becomes active
     private var deadline: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     /// Whether this connection holds one of the stream places and hears changes.
     private var isSubscribed = false
+    /// The client's address, which stream places are counted by.
+    private var peer = ""
+    /// The stream's comment line while nothing changes.
+    private var heartbeat: Scheduled<Void>?
+    /// Changes not yet written to a stream whose reader is behind: the newest of each target, by its index.
+    private var pendingEvents: [Int: String] = [:]
+    /// Drops a reader that stays behind for the request timeout.
+    private var behind: Scheduled<Void>?
 
-    init(server: ExporterServer, authentication: BasicAuthentication?) {
+    init(server: ExporterServer) {
         self.server = server
-        self.authentication = authentication
     }
 
     /// Since when the connection has waited for its request or its answer to be taken: the one of these that is
@@ -59,9 +64,12 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
+        heartbeat?.cancel()
+        behind?.cancel()
+        pendingEvents = [:]
         if isSubscribed {
             server.served.unsubscribe(ObjectIdentifier(self))
-            server.connections.endStream()
+            server.connections.endStream(from: peer, now: context.eventLoop.now)
         }
         state = .closed
         server.connections.leave(self)
@@ -73,18 +81,29 @@ final class ConnectionHandler: ChannelInboundHandler {
         // Answered on its head: a body is never waited for (one that is announced is refused in `answer`).
         guard case .head(let head) = unwrapInboundIn(data), case .waiting(let since) = state else { return }
         state = .answering(since: since)
-        answer(head, context: context)
+        // On the loop's next turn, not now: NIO hands a pipelined request over as soon as the last answer is
+        // written, so answering at once would answer a connection's whole backlog in one turn while the others wait.
+        // Deferred, each connection gets one answer a turn, and a new one's first request is not behind another's.
+        context.eventLoop.assumeIsolated().execute {
+            guard case .answering = self.state, self.context != nil else { return }
+            self.answer(head, context: context)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)  // a reset or a malformed request (answered 400 by NIO's error handler)
     }
 
-    /// Closes the connection, counting why.
+    /// Closes the connection's socket at once (``SocketCloser``), counting why: it counts against the bound until
+    /// then, and is no longer one to make room with.
     func close(because reason: ConnectionRegistry.CloseReason) {
         guard let context else { return }
+        switch state {
+        case .ending, .closed: break
+        case .waiting, .answering, .streaming: state = .ending
+        }
         server.connections.count(reason)
-        context.close(promise: nil)
+        SocketCloser.close(context)
     }
 
     /// Ends the connection for the server's stop: a stream with its last chunk, an answer once written, a waiting
@@ -111,15 +130,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !Self.announcesBody(head) else {
             return send(.badRequest, text: "a GET or HEAD carries no body\n", to: head, closing: true, context: context)
         }
-        guard let authentication else { return route(head, context: context) }
-        authentication.check(head, on: context.eventLoop).assumeIsolated().whenComplete { result in
+        // The users of now, not of the connection's opening: a revoked password stops at once.
+        guard let authentication = server.access.now.authentication else { return route(head, context: context) }
+        authentication.check(head, on: context.eventLoop).assumeIsolated().whenSuccess { verdict in
             guard case .answering = self.state, self.context != nil else { return }  // closed meanwhile
-            guard case .success(true) = result else {
-                return self.send(
+            switch verdict {
+            case .passed:
+                self.route(head, context: context)
+            case .refused:
+                self.send(
                     .unauthorized, text: "unauthorized\n", extra: [("WWW-Authenticate", #"Basic realm="reach serve""#)],
                     to: head, context: context)
+            case .busy:
+                self.send(
+                    .serviceUnavailable, text: "too many passwords are being checked: try again\n",
+                    extra: [("Retry-After", "1")], to: head, context: context)
             }
-            self.route(head, context: context)
         }
     }
 
@@ -172,12 +198,12 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
         if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
+        // Waiting for the next request from the end on, not from its being written: NIO hands a pipelined request
+        // over as the end passes, and an answer the client does not take is then closed at the request timeout.
+        let stays = keepAlive && { if case .answering = state { true } else { false } }()
+        if stays { wait(context: context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
-            guard case .success = result, keepAlive, case .answering = self.state else {
-                context.close(promise: nil)
-                return
-            }
-            self.wait(context: context)
+            guard case .success = result, stays else { return context.close(promise: nil) }
         }
     }
 
@@ -208,9 +234,11 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     // MARK: - Event streams
 
-    /// Answers `/events`: the current state of every target, then one event per change, each `data: JSON`.
+    /// Answers `/events`: the current state of every target, then one event per change, each `data: JSON`, and a
+    /// comment line (`:`) every ``ServeLimits/streamHeartbeat`` while nothing changes.
     private func stream(to request: HTTPRequestHead, context: ChannelHandlerContext) {
-        guard server.connections.startStream() else {
+        peer = context.channel.remoteAddress?.ipAddress ?? ""
+        guard server.connections.startStream(from: peer) else {
             return send(
                 .serviceUnavailable, text: "too many event streams\n", extra: [("Retry-After", "10")], to: request,
                 context: context)
@@ -227,16 +255,56 @@ final class ConnectionHandler: ChannelInboundHandler {
         let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")])
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
-        let current = server.served.subscribe(ObjectIdentifier(self)) { [weak self] record in self?.send(event: record) }
+        let current = server.served.subscribe(ObjectIdentifier(self)) { [weak self] target, record in
+            self?.send(event: record, ofTarget: target)
+        }
         for record in current { context.write(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil) }
         context.flush()
+        beat(context: context)
     }
 
-    /// Sends one change, or drops the reader when more than the stream backlog is still waiting for it.
-    private func send(event record: String) {
+    /// Sends the stream's comment line after ``ServeLimits/streamHeartbeat``, and again after each (none while its
+    /// reader is behind: it has something to read).
+    private func beat(context: ChannelHandlerContext) {
+        heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.streamHeartbeat) {
+            guard case .streaming = self.state else { return }
+            if context.channel.isWritable {
+                context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: ":\n\n")))), promise: nil)
+            }
+            self.beat(context: context)
+        }
+    }
+
+    /// Sends one change of target `index`. While the reader is behind (more than the stream backlog waits to be
+    /// sent), the change waits instead, replacing the target's change not yet written: a stream holds at most one
+    /// change a target beyond its backlog, whatever the routes do. A reader behind for the request timeout is dropped.
+    private func send(event record: String, ofTarget index: Int) {
         guard case .streaming = state, let context else { return }
-        guard context.channel.isWritable else { return close(because: .slowReader) }
+        guard context.channel.isWritable else {
+            pendingEvents[index] = record
+            if behind == nil {
+                behind = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.requestTimeout) {
+                    self.close(because: .slowReader)
+                }
+            }
+            return
+        }
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil)
+    }
+
+    /// A reader that caught up gets the changes that waited, in the targets' order.
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if case .streaming = state, context.channel.isWritable {
+            behind?.cancel()
+            behind = nil
+            let waiting = pendingEvents.sorted { $0.key < $1.key }
+            pendingEvents = [:]
+            for (_, record) in waiting {
+                context.write(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil)
+            }
+            context.flush()
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     private static func event(_ record: String, _ context: ChannelHandlerContext) -> ByteBuffer {

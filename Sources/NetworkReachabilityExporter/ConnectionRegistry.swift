@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import NIOCore
 import Prometheus
 
@@ -17,6 +20,10 @@ final class ConnectionRegistry: @unchecked Sendable {
     let limits: ServeLimits
     private var open: [ObjectIdentifier: ConnectionHandler] = [:]
     private var streamCount = 0
+    /// The streams open per client address.
+    private var streamsByPeer: [String: Int] = [:]
+    /// When memory was last given back to the system.
+    private var trimmed = NIODeadline.distantPast
     private var isStopping = false
     private var stopped: EventLoopPromise<Void>?
     private let connectionsGauge: Gauge
@@ -63,19 +70,38 @@ final class ConnectionRegistry: @unchecked Sendable {
         if open.isEmpty, isStopping { stopped?.succeed() }
     }
 
-    /// Takes one of the stream places; `false` when all are taken.
-    func startStream() -> Bool {
-        guard streamCount < limits.maxStreams else { return false }
+    /// Takes one of the stream places for a client at `peer` (its address); `false` when all are taken, or the
+    /// client holds its share (``ServeLimits/streamsPerPeer``).
+    func startStream(from peer: String) -> Bool {
+        guard streamCount < limits.maxStreams, streamsByPeer[peer, default: 0] < limits.streamsPerPeer else { return false }
         streamCount += 1
+        streamsByPeer[peer, default: 0] += 1
         streamsGauge.set(to: Double(streamCount))
         return true
     }
 
-    /// Gives a stream place back.
-    func endStream() {
+    /// Gives the stream place of a client at `peer` back, and the memory freed with it to the system, at most once
+    /// a second: glibc would keep what a stream's backlog freed in its arena, so that many readers dropped for being
+    /// behind would leave the process as large as they made it.
+    func endStream(from peer: String, now: NIODeadline) {
         streamCount -= 1
+        streamsByPeer[peer, default: 1] -= 1
+        if streamsByPeer[peer] == 0 { streamsByPeer[peer] = nil }
         streamsGauge.set(to: Double(streamCount))
+        guard now - trimmed >= .seconds(1) else { return }
+        trimmed = now
+        _ = Self.trimHeap?(0)
     }
+
+    /// glibc's `malloc_trim`, which its module map leaves out (it is in `malloc.h`); `nil` on another C library.
+    private static let trimHeap: (@convention(c) (Int) -> Int32)? = {
+        #if canImport(Glibc)
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
+            return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+        #else
+            return nil
+        #endif
+    }()
 
     /// Counts a connection the server closed.
     func count(_ reason: CloseReason) {

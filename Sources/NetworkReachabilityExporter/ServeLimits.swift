@@ -6,7 +6,7 @@ import NIOHTTP1
 package struct ServeLimits: Sendable {
     /// The defaults for serving `targets` targets.
     package init(targets: Int = 1) {
-        streamBacklog = (1 << 20) + 1024 * targets
+        streamBacklog = (64 << 10) + 1024 * targets
     }
 
     /// Connections open at once. At the bound, a new connection closes the oldest one not yet answered (a request
@@ -14,6 +14,12 @@ package struct ServeLimits: Sendable {
     package var maxConnections = 256
     /// `/events` streams open at once; one more is answered 503.
     package var maxStreams = 16
+    /// `/events` streams one client address may hold at once: a quarter of ``maxStreams``, and at least 4 (or all of
+    /// them, when there are fewer): one client that opens streams and never reads them cannot take every place.
+    var streamsPerPeer: Int { max(min(maxStreams, 4), maxStreams / 4) }
+    /// How often an `/events` stream gets a comment line while nothing changes: proxies keep it, a reader learns the
+    /// stream is alive, and a peer gone without a word is found (its kernel stops acknowledging).
+    var streamHeartbeat = TimeAmount.seconds(20)
     /// The connections a server can hold: each is a descriptor, and the soft limit is raised to fit them.
     package static let connectionRange = 1...65_536
     /// The streams a server can hold: each may keep up to its backlog in memory.
@@ -22,9 +28,10 @@ package struct ServeLimits: Sendable {
     /// previous answer, and how long an answer may take to be written: silent, slow (slowloris) and idle clients
     /// are closed after it.
     package var requestTimeout = TimeAmount.seconds(10)
-    /// Bytes an `/events` stream may have waiting in the process before its reader counts as too slow and is
-    /// dropped. ``init(targets:)`` makes it 1 MiB and 1 KiB per target: room for a few changes of every target at
-    /// once (an event is 400 to 800 bytes), so only a reader that stopped falls that far behind.
+    /// Bytes an `/events` stream may have waiting in the process before its reader counts as behind: then each
+    /// target's newest change waits in its place, written when the reader catches up, and a reader behind for
+    /// ``requestTimeout`` is dropped. ``init(targets:)`` makes it 64 KiB and 1 KiB per target (an event is 400 to 800
+    /// bytes), so a stream holds at most about twice that, whatever the routes do.
     var streamBacklog: Int
     /// The kernel's send buffer of an `/events` stream, so a reader that stops reading holds little there too.
     var streamSocketBuffer = 64 << 10

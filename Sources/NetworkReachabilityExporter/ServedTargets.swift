@@ -42,7 +42,10 @@ package final class ServedTargets: @unchecked Sendable {
 
     let eventLoop: any EventLoop
     private var targets: [Target]
-    private var streams: [ObjectIdentifier: (String) -> Void] = [:]
+    private var streams: [ObjectIdentifier: (_ target: Int, _ record: String) -> Void] = [:]
+    /// How many times a target's state was shown: a rendering of the series made at one count is current until the
+    /// next.
+    private(set) var changesShown = 0
     private var unshown: Int
     private let ready: EventLoopPromise<Void>
     private let inbox = NIOLockedValueBox(Inbox())
@@ -176,9 +179,9 @@ package final class ServedTargets: @unchecked Sendable {
         "[" + currentRecords().joined(separator: ",") + "]"
     }
 
-    /// Adds a stream under `id`: `send` hears each change's JSON from now on. Returns the current states, which the
-    /// stream sends first.
-    func subscribe(_ id: ObjectIdentifier, send: @escaping (String) -> Void) -> [String] {
+    /// Adds a stream under `id`: `send` hears each change's JSON from now on, with its target's index. Returns the
+    /// current states, which the stream sends first.
+    func subscribe(_ id: ObjectIdentifier, send: @escaping (_ target: Int, _ record: String) -> Void) -> [String] {
         eventLoop.preconditionInEventLoop()
         streams[id] = send
         return currentRecords()
@@ -191,6 +194,7 @@ package final class ServedTargets: @unchecked Sendable {
     }
 
     private func show(_ snapshot: ReachabilitySnapshot, _ outcome: ValidationOutcome?, forTarget index: Int) {
+        changesShown &+= 1
         if targets[index].shown == nil {
             unshown -= 1
             if unshown == 0 { ready.succeed() }
@@ -200,6 +204,6 @@ package final class ServedTargets: @unchecked Sendable {
         guard !streams.isEmpty else { return }
         let record = StatusRecord.line(snapshot, target: targets[index].text, validation: outcome)
         // A copy: a stream dropped for reading too slowly leaves `streams` while this goes on.
-        for send in streams.values { send(record) }
+        for send in streams.values { send(index, record) }
     }
 }

@@ -97,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         // SIGHUP is taken before the socket exists, and the "serving" line is said only once the group has trapped
         // SIGTERM and SIGINT: whoever waits for that line may send any of the three at once.
-        let reloading = Self.reloadOnHangUp(access)
+        let reloading = Self.reloadOnHangUp(access, series: registry)
         let scheme = access.now.tls == nil ? "http" : "https"
         let server = ExporterServer(
             served: served, limits: limits, registry: registry, access: access, logger: logger
@@ -130,15 +130,33 @@ struct ServeCommand: AsyncParsableCommand {
                 + "reads what it serves; --web-config adds them")
     }
 
-    /// SIGHUP reads the web configuration again: renewed certificates and changed users serve new connections. A file
-    /// that cannot be used is said on stderr, and the server goes on as before.
-    private static func reloadOnHangUp(_ access: WebAccess) -> any DispatchSourceSignal {
+    /// SIGHUP reads the web configuration again: renewed certificates serve new connections, changed users every
+    /// request. A file that cannot be used, or would take TLS or every user away, is said on stderr and in
+    /// `reach_serve_web_config_last_reload_successful` (0), and the server goes on as before.
+    private static func reloadOnHangUp(_ access: WebAccess, series: PrometheusCollectorRegistry) -> any DispatchSourceSignal {
+        let outcome = access.path.map { _ in
+            (
+                successful: series.makeGauge(
+                    descriptor: MetricNameDescriptor(
+                        metricName: "reach_serve_web_config_last_reload_successful", unitName: "",
+                        helpText: "Whether the web configuration was last read (at start or on SIGHUP) and is served: 1 or 0.")),
+                time: series.makeGauge(
+                    descriptor: MetricNameDescriptor(
+                        metricName: "reach_serve_web_config_last_reload_success_timestamp_seconds", unitName: "",
+                        helpText: "When the web configuration served was read, in seconds since 1970."))
+            )
+        }
+        outcome?.successful.set(to: 1)
+        outcome?.time.set(to: Double(time(nil)))
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "reach.reload"))
         source.setEventHandler { @Sendable in
             if let failure = access.reload() {
+                outcome?.successful.set(to: 0)
                 Output.error("reach: \(failure); still serving with the configuration read before")
             } else if let path = access.path {
+                outcome?.successful.set(to: 1)
+                outcome?.time.set(to: Double(time(nil)))
                 Output.error("reach: read \(path) again")
             }
         }

@@ -33,23 +33,31 @@ struct ConnectionHandlerTests {
             ) { _ in }
         }
 
-        /// A connected client's channel, its pipeline as the server makes it.
-        func connect() throws -> EmbeddedChannel {
+        /// A connected client's channel from `peer`, its pipeline as the server makes it.
+        func connect(from peer: String = "127.0.0.1") throws -> EmbeddedChannel {
             let channel = EmbeddedChannel(loop: loop)
             try server.configure(channel.pipeline.syncOperations)
-            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 40000)).wait()
+            channel.remoteAddress = try SocketAddress(ipAddress: peer, port: 40000)
+            try channel.connect(to: SocketAddress(ipAddress: peer, port: 40000)).wait()
             return channel
         }
     }
 
-    /// Sends `request` and returns every byte written back so far.
-    private func exchange(_ channel: EmbeddedChannel, _ request: String) throws -> String {
-        try channel.writeInbound(ByteBuffer(string: request))
-        channel.embeddedEventLoop.run()
+    /// Sends `request` (if any) and returns every byte written back since the last exchange.
+    private func exchange(_ channel: EmbeddedChannel, _ request: String = "") throws -> String {
+        if !request.isEmpty { try channel.writeInbound(ByteBuffer(string: request)) }
+        // Each answer is written on a turn of its own, which may hand the next pipelined request over: turns until
+        // one writes nothing
         var answer = ""
-        while let part = try channel.readOutbound(as: IOData.self) {
-            guard case .byteBuffer(let buffer) = part else { continue }
-            answer += String(buffer: buffer)
+        var wrote = true
+        while wrote {
+            channel.embeddedEventLoop.run()
+            wrote = false
+            while let part = try channel.readOutbound(as: IOData.self) {
+                guard case .byteBuffer(let buffer) = part else { continue }
+                answer += String(buffer: buffer)
+                wrote = true
+            }
         }
         return answer
     }
@@ -122,5 +130,33 @@ struct ConnectionHandlerTests {
         let witness = try server.connect()
         #expect(try exchange(witness, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").contains(#"reason="timeout"} 1"#))
         _ = try witness.finish()
+    }
+
+    @Test func oneClientHoldsAQuarterOfTheStreamsAndAQuietStreamHearsAHeartbeat() throws {
+        var limits = ServeLimits()
+        limits.maxStreams = 32
+        let server = try Server(limits: limits)
+        let events = "GET /events HTTP/1.1\r\nHost: x\r\n\r\n"
+        let mine = try (0..<8).map { _ in try server.connect(from: "192.0.2.7") }
+        for stream in mine { #expect(try exchange(stream, events).hasPrefix("HTTP/1.1 200 OK\r\n")) }
+        let ninth = try server.connect(from: "192.0.2.7")
+        let refused = try exchange(ninth, events)
+        #expect(refused.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n") && refused.contains("Retry-After: 10\r\n"))
+        let other = try server.connect(from: "192.0.2.8")
+        #expect(try exchange(other, events).hasPrefix("HTTP/1.1 200 OK\r\n"))
+
+        // While nothing changes, a comment line every 20 s, and nothing before
+        func heartbeats(_ channel: EmbeddedChannel) throws -> Int { try exchange(channel).components(separatedBy: "\r\n:\n\n\r\n").count - 1 }
+        server.loop.advanceTime(by: .milliseconds(19_999))
+        #expect(try exchange(other) == "")
+        server.loop.advanceTime(by: .milliseconds(1))
+        #expect(try heartbeats(other) == 1)
+        server.loop.advanceTime(by: .seconds(20))
+        #expect(try heartbeats(mine[0]) == 2)
+        // A stream that ends gives its client's place back
+        _ = try mine[1].finish()
+        let again = try server.connect(from: "192.0.2.7")
+        #expect(try exchange(again, events).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        for channel in mine + [ninth, other, again] where channel.isActive { _ = try channel.finish() }
     }
 }

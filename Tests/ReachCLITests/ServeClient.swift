@@ -311,12 +311,13 @@ final class ServeClient: @unchecked Sendable {
                 print(json.dumps({'status': 0, 'error': str(error)[:200]}))
 
         def authflood(address, ca, cert, key, user, good, bad, count):
-            # `count` clients send wrong passwords as fast as they can while one with the right (already checked)
-            # password asks 10 times: how long its answers took, and what the wrong ones got.
+            # `count` clients send wrong passwords as fast as they can while one with the right password asks 10
+            # times: how long its answers took, and what each got ('-': no client certificate).
             import base64, ssl, threading
             host, port = split(address)
             context = ssl.create_default_context(cafile=ca)
-            context.load_cert_chain(cert, key)
+            if cert != '-':
+                context.load_cert_chain(cert, key)
             def ask(password):
                 connection = http.client.HTTPSConnection(host, port, timeout=30, context=context)
                 auth = base64.b64encode(('%s:%s' % (user, password)).encode()).decode()
@@ -344,6 +345,106 @@ final class ServeClient: @unchecked Sendable {
                 times.append(time.time() - started)
             stop[0] = True
             print(json.dumps({'statuses': statuses, 'slowest': max(times), 'wrong': {str(k): v for k, v in wrong.items()}}))
+
+        def deaf(address, ca, count, seconds):
+            # `count` TLS clients (no client certificate) that finish their handshake, then never send nor read,
+            # each opening a new connection as soon as the server closes its last one, for `seconds`: how many
+            # connections they opened, and how many were open at the end.
+            import ssl, selectors
+            count, seconds = int(count), float(seconds)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (count * 2 + 512, count * 2 + 512))
+            context = ssl.create_default_context(cafile=ca)
+            host, port = split(address)
+            selector, opened, end = selectors.DefaultSelector(), [0], time.time() + seconds
+            def connect():
+                try:
+                    raw = socket.create_connection((host, port), timeout=5)
+                    wrapped = context.wrap_socket(raw, server_hostname='localhost')
+                    wrapped.setblocking(False)
+                    selector.register(wrapped, selectors.EVENT_READ)
+                    opened[0] += 1
+                except (OSError, ssl.SSLError):
+                    pass
+            for _ in range(count):
+                connect()
+            while time.time() < end:
+                for key, _ in selector.select(timeout=0.2):
+                    # Readable: the server closed it (its close_notify, or the socket's end). Never read: drop and
+                    # replace it, as a client that never reads would be replaced by its next one.
+                    if sock_closed(key.fileobj):
+                        selector.unregister(key.fileobj)
+                        key.fileobj.close()
+                        connect()
+            # While they are all still open: what the server counts, and its descriptors
+            connection = http.client.HTTPSConnection(host, port, timeout=10, context=context)
+            connection.request('GET', '/metrics')
+            lines = connection.getresponse().read().decode().splitlines()
+            value = lambda name: next((float(l.split()[-1]) for l in lines if l.startswith(name + ' ')), -1)
+            print(json.dumps({'opened': opened[0], 'open': len(selector.get_map()),
+                              'connections': value('reach_serve_connections'), 'descriptors': value('process_open_fds')}))
+
+        def sock_closed(sock):
+            import ssl
+            try:
+                return sock.recv(1) == b''
+            except ssl.SSLWantReadError:
+                return False
+            except (OSError, ssl.SSLError):
+                return True
+
+        def tlsseries(address, ca, user, password, name):
+            # The value of series `name` in /metrics over TLS, with a password.
+            import base64, ssl
+            context = ssl.create_default_context(cafile=ca)
+            connection = http.client.HTTPSConnection(*split(address), timeout=10, context=context)
+            auth = base64.b64encode(('%s:%s' % (user, password)).encode()).decode()
+            connection.request('GET', '/metrics', headers={'Authorization': 'Basic ' + auth})
+            answer = connection.getresponse()
+            lines = answer.read().decode().splitlines()
+            print(json.dumps({'status': answer.status,
+                              'value': next((float(l.split()[-1]) for l in lines if l.startswith(name + ' ')), None)}))
+
+        def plainontls(address):
+            # A plain HTTP request to a port that serves TLS: the answer's bytes.
+            s = socket.create_connection(split(address), timeout=10)
+            s.sendall(b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n')
+            data = b''
+            while True:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            print(json.dumps({'answer': data.decode(errors='replace')}))
+
+        def rotate(address, ca, user, old, new, pid, web, changed):
+            # On one kept-alive connection: the old password, then (after `changed` replaced `web` and SIGHUP read it)
+            # the old password again; and how long an unknown user and a known user's wrong password take.
+            import base64, ssl, shutil, signal
+            context = ssl.create_default_context(cafile=ca)
+            def auth(password, name=user):
+                return {'Authorization': 'Basic ' + base64.b64encode(('%s:%s' % (name, password)).encode()).decode()}
+            def ask(connection, password, name=user):
+                connection.request('GET', '/status', headers=auth(password, name))
+                answer = connection.getresponse()
+                answer.read()
+                return answer.status
+            kept = http.client.HTTPSConnection(*split(address), timeout=10, context=context)
+            before = ask(kept, old)
+            def timed(password, name):
+                started = time.time()
+                ask(http.client.HTTPSConnection(*split(address), timeout=10, context=context), password, name)
+                return time.time() - started
+            unknown = sorted(timed('x', 'nobody-%d' % i) for i in range(7))[3]
+            known = sorted(timed('x', user) for _ in range(7))[3]
+            shutil.copyfile(changed, web)
+            os.kill(int(pid), signal.SIGHUP)
+            deadline = time.time() + 10
+            while time.time() < deadline:
+                if ask(http.client.HTTPSConnection(*split(address), timeout=10, context=context), new) == 200:
+                    break
+                time.sleep(0.05)
+            print(json.dumps({'before': before, 'after': ask(kept, old), 'new': ask(kept, new),
+                              'unknownSeconds': unknown, 'knownSeconds': known}))
 
         def halfsent(address, count, scrapes):
             # `count` clients send a whole GET head announcing a body of 1,000,000 bytes and never send it, each
@@ -407,6 +508,48 @@ final class ServeClient: @unchecked Sendable {
             status = connection.getresponse().status
             print(json.dumps({'answered': status}))
 
+        def pipeliners(address, count, scrapes):
+            # `count` processes (not threads: the scraper must not wait for Python's lock) each pipeline 50
+            # GET /metrics at a time without end on a connection, reading every answer, while this one scrapes
+            # `scrapes` times on new connections: how long its scrapes took, and how many answers the others read.
+            import multiprocessing
+            host, port = split(address)
+            batch = b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n' * 50
+            answered = multiprocessing.Value('i', 0)
+            def pipeliner():
+                try:
+                    s = socket.create_connection((host, port), timeout=30)
+                    while True:
+                        s.sendall(batch)
+                        seen, tail = 0, b''
+                        while seen < 50:
+                            chunk = s.recv(1 << 16)
+                            if not chunk:
+                                return
+                            seen += (tail + chunk).count(b'HTTP/1.1 200')
+                            tail = chunk[-16:]
+                        with answered.get_lock():
+                            answered.value += seen
+                except OSError:
+                    pass
+            workers = [multiprocessing.get_context('fork').Process(target=pipeliner, daemon=True) for _ in range(int(count))]
+            for worker in workers:
+                worker.start()
+            time.sleep(0.5)
+            latencies = []
+            for _ in range(int(scrapes)):
+                started = time.time()
+                connection = http.client.HTTPConnection(host, port, timeout=30)
+                connection.request('GET', '/metrics')
+                connection.getresponse().read()
+                connection.close()
+                latencies.append(time.time() - started)
+            for worker in workers:
+                worker.kill()
+            latencies.sort()
+            print(json.dumps({'median': latencies[len(latencies) // 2], 'slowest': latencies[-1],
+                              'pipelinedAnswers': answered.value}))
+
         def churnscrape(address, seconds, timeout='10'):
             # Scrapes /metrics every 100 ms for `seconds`: how long each took; one that takes over `timeout` fails.
             host, port = split(address)
@@ -446,7 +589,7 @@ final class ServeClient: @unchecked Sendable {
 
         modes = {'request': request, 'exposition': exposition, 'events': events, 'hostile': hostile,
                  'nonreader': nonreader, 'query': query, 'history': history, 'text': text, 'compressed': compressed,
-                 'tls': tls, 'authflood': authflood, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
+                 'tls': tls, 'authflood': authflood, 'deaf': deaf, 'plainontls': plainontls, 'rotate': rotate, 'tlsseries': tlsseries, 'pipeliners': pipeliners, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
         modes[sys.argv[1]](*sys.argv[2:])
         """#
 }
