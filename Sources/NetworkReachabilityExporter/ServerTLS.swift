@@ -31,7 +31,15 @@ package struct ServerTLS: Sendable {
         case .verifyIfGiven: configuration.certificateVerification = .optionalVerification
         case .requireAny, .requireAndVerify: configuration.certificateVerification = .noHostnameVerification
         }
-        context = try load("key pair", tls.certificateFile) { try NIOSSLContext(configuration: configuration) }
+        do {
+            context = try NIOSSLContext(configuration: configuration)
+        } catch NIOSSLError.failedToLoadPrivateKey {  // read above: so it is not the certificate's
+            throw WebConfigurationError(
+                path: path, reason: "the key \(tls.keyFile) is not the key of the certificate \(tls.certificateFile)")
+        } catch {
+            throw WebConfigurationError(
+                path: path, reason: "cannot use the certificate \(tls.certificateFile) with the key \(tls.keyFile): \(error)")
+        }
         acceptsAnyClientCertificate = tls.clientAuthentication == .requireAny
     }
 

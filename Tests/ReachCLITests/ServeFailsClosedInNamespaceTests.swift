@@ -5,7 +5,7 @@ import TestSupport
 /// `reach serve --web-config` when clients and reloads turn hostile: TLS clients that never read stay within the
 /// connection bound, a reload never takes TLS or the passwords away, a rotated password stops at once on a kept-alive
 /// connection, a flood of wrong passwords makes a right one wait (503), never look wrong (401), an unknown user takes
-/// as long as a known one, and plain HTTP to the TLS port is told so.
+/// as long as a known one, plain HTTP to the TLS port is told so, and a key that is not the certificate's is named.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread(timeLimit: .seconds(180)))
 struct ServeFailsClosedInNamespaceTests {
     /// A server's web configuration: TLS with the test's certificate, and the user `prometheus` when a hash is given.
@@ -44,6 +44,14 @@ struct ServeFailsClosedInNamespaceTests {
         #expect((deaf["connections"] as? Double ?? .infinity) <= 64 + 1, "\(deaf)")
         #expect((deaf["descriptors"] as? Double ?? .infinity) <= 64 + 48, "\(deaf)")
         #expect(resident < 64 * 1024)
+
+        // A key that is not the certificate's is named as such
+        let mismatched = certificates.path("mismatched.yml")
+        try "tls_server_config:\n  cert_file: server.crt\n  key_file: client.key\n".write(
+            toFile: mismatched, atomically: true, encoding: .utf8)
+        let refused = try ReachBinary.run(["serve", "--web-config", mismatched])
+        #expect(refused.status == 64, "\(refused)")
+        #expect(refused.standardError.contains("client.key is not the key of the certificate \(certificates.path("server.crt"))"))
 
         // Plain HTTP to the TLS port: a 400 that says why
         let plain = try server.python("plainontls", [server.address])["answer"] as? String ?? ""
