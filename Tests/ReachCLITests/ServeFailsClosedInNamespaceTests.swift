@@ -43,7 +43,7 @@ struct ServeFailsClosedInNamespaceTests {
         #expect((deaf["opened"] as? Int ?? 0) > 400, "the bound closed some and they came back")
         #expect((deaf["connections"] as? Double ?? .infinity) <= 64 + 1, "\(deaf)")
         #expect((deaf["descriptors"] as? Double ?? .infinity) <= 64 + 48, "\(deaf)")
-        #expect(resident < 64 * 1024)
+        if Sanitizer.current == nil { #expect(resident < 64 * 1024) }  // a sanitizer's memory is mostly its own
 
         // A key that is not the certificate's is named as such
         let mismatched = certificates.path("mismatched.yml")
