@@ -355,7 +355,7 @@ final class ServeClient: @unchecked Sendable {
             resource.setrlimit(resource.RLIMIT_NOFILE, (count * 2 + 512, count * 2 + 512))
             context = ssl.create_default_context(cafile=ca)
             host, port = split(address)
-            selector, opened, end = selectors.DefaultSelector(), [0], time.time() + seconds
+            selector, opened = selectors.DefaultSelector(), [0]
             def connect():
                 try:
                     raw = socket.create_connection((host, port), timeout=5)
@@ -367,6 +367,7 @@ final class ServeClient: @unchecked Sendable {
                     pass
             for _ in range(count):
                 connect()
+            end = time.time() + seconds  # from when all are open: a slow server takes long to shake 400 hands
             while time.time() < end:
                 for key, _ in selector.select(timeout=0.2):
                     # Readable: the server closed it (its close_notify, or the socket's end). Never read: drop and
