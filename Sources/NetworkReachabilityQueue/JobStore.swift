@@ -405,7 +405,7 @@ package final class JobStore: Sendable {
             }
             return id
         }
-        if replaced != nil { _ = truncateLog() }  // the log's older frames still hold the replaced job's command
+        if replaced != nil { eraseRemovedFromLog() }
         if wakesWorker { WorkerSignal.notify(database: path) }
         return id
     }
@@ -495,7 +495,7 @@ package final class JobStore: Sendable {
                 sql: "UPDATE job SET state = 'waiting' WHERE afterJob = ? AND state = 'blocked'", arguments: [id])
             return try Self.removeOldOutcomes(keeping: self.limits.keptOutcomes, now: now, in: db)
         }
-        if removed > 0 { _ = truncateLog() }  // the log's older frames still hold their commands and output
+        if removed > 0 { eraseRemovedFromLog() }
     }
 
     /// How long a done job's outcome is kept: 7 days.
@@ -655,7 +655,7 @@ package final class JobStore: Sendable {
             try db.execute(sql: "DELETE FROM job WHERE state = 'done' OR (? AND state = 'failed')", arguments: [failed])
             return db.changesCount
         }
-        if removed > 0 { _ = truncateLog() }  // the log's older frames still hold their commands and output
+        if removed > 0 { eraseRemovedFromLog() }
         return removed
     }
 
@@ -769,7 +769,7 @@ package final class JobStore: Sendable {
             return true
         }
         if removed {
-            _ = truncateLog()  // the log's older frames still hold its command and output
+            eraseRemovedFromLog()
             WorkerSignal.notify(database: path)
         }
         return removed
@@ -810,6 +810,11 @@ package final class JobStore: Sendable {
     private func truncateLog() -> Bool {
         (try? database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }) != nil
     }
+
+    /// After a commit that removed jobs (a removal, a clean, a key's replacement, a batch of old outcomes): the log's
+    /// older frames still hold their commands and output, which the file itself overwrote (`secure_delete`), so it is
+    /// checkpointed and truncated.
+    private func eraseRemovedFromLog() { _ = truncateLog() }
 
     /// Gives up the reserve, then truncates the log with the room it left; whether there was a reserve.
     private func releaseReserveAndTruncateLog() -> Bool {
