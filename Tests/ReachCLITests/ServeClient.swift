@@ -48,6 +48,16 @@ final class ServeClient: @unchecked Sendable {
         return line.flatMap { Int($0.split(separator: " ")[1]) }
     }
 
+    /// A bcrypt hash of `password` (cost 10), as `htpasswd -nbBC 10` makes them, from Python's crypt.
+    static func bcrypt(_ password: String) throws -> String {
+        try Command.run(
+            [
+                "/usr/bin/python3", "-W", "ignore", "-c",
+                "import crypt; print(crypt.crypt('\(password)', crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))",
+            ], check: true
+        ).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// Runs a mode of the Python client (where the server runs) and decodes the JSON object it prints.
     func python(_ mode: String, _ arguments: [String] = []) throws -> [String: Any] {
         let command = TestPython.command(["-c", Self.script, mode] + arguments)

@@ -17,15 +17,6 @@ struct ServeFailsClosedInNamespaceTests {
         """ + (hash.map { "\nbasic_auth_users:\n  prometheus: \($0)\n" } ?? "\n")
     }
 
-    private static func bcrypt(_ password: String) throws -> String {
-        try Command.run(
-            [
-                "/usr/bin/python3", "-W", "ignore", "-c",
-                "import crypt; print(crypt.crypt('\(password)', crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))",
-            ], check: true
-        ).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     @Test func tlsClientsThatNeverReadStayWithinTheConnectionBoundAndPlainHTTPIsTold() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
@@ -90,7 +81,7 @@ struct ServeFailsClosedInNamespaceTests {
         // A rotated password stops at once on a connection kept alive from before; an unknown user's answer takes
         // as long as a known user's wrong password (both a bcrypt check)
         let changed = certificates.path("changed.yml")
-        try Self.webConfiguration(users: try Self.bcrypt("renewed")).write(toFile: changed, atomically: true, encoding: .utf8)
+        try Self.webConfiguration(users: try ServeClient.bcrypt("renewed")).write(toFile: changed, atomically: true, encoding: .utf8)
         let rotated = try server.python(
             "rotate", [server.address, ca, "prometheus", "secret", "renewed", "\(server.process.pid)", web, changed])
         print("a rotated password on a kept-alive connection: \(rotated)")
@@ -100,7 +91,7 @@ struct ServeFailsClosedInNamespaceTests {
 
         // Rotated again, and flooded with wrong passwords from more clients than checks may wait: the new password, not
         // yet checked, is answered 200 or 503 (try again), never 401
-        try reload(Self.webConfiguration(users: try Self.bcrypt("third")), saying: "read \(web) again")
+        try reload(Self.webConfiguration(users: try ServeClient.bcrypt("third")), saying: "read \(web) again")
         let flood = try server.python("authflood", [server.address, ca, "-", "-", "prometheus", "third", "wrong", "48"])
         print("a new password beside a flood of wrong ones: \(flood)")
         let statuses = flood["statuses"] as? [Int] ?? []

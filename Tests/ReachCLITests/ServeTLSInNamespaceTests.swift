@@ -87,12 +87,7 @@ struct ServeTLSInNamespaceTests {
 
         // When the certificate is renewed and the password changed, SIGHUP makes new connections use both
         try certificates.sign("server", subject: "renewed", server: true)
-        let newHash = try Command.run(
-            [
-                "/usr/bin/python3", "-W", "ignore", "-c",
-                "import crypt; print(crypt.crypt('renewed', crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=1024)))",
-            ], check: true
-        ).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let newHash = try ServeClient.bcrypt("renewed")
         try configure(passwordHash: newHash)
         let seen = server.errors.lines.count
         server.process.send(SIGHUP)
