@@ -187,6 +187,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "NIOHTTPCompression", package: "swift-nio-extras", condition: .when(traits: ["Exporter"])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOTLS", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],

@@ -130,8 +130,14 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !Self.announcesBody(head) else {
             return send(.badRequest, text: "a GET or HEAD carries no body\n", to: head, closing: true, context: context)
         }
-        // The users of now, not of the connection's opening: a revoked password stops at once.
-        guard let authentication = server.access.now.authentication else { return route(head, context: context) }
+        // The configuration of now, not of the connection's opening: a revoked password stops at once.
+        let access = server.access.now
+        if let limit = access.rateLimit, !limit.admits() {
+            return send(.tooManyRequests, text: "too many requests\n", to: head, context: context)
+        }
+        guard let authentication = access.authentication, !access.unauthenticatedPaths.contains(Self.path(of: head)) else {
+            return route(head, context: context)
+        }
         authentication.check(head, on: context.eventLoop).assumeIsolated().whenSuccess { verdict in
             guard case .answering = self.state, self.context != nil else { return }  // closed meanwhile
             switch verdict {
@@ -151,8 +157,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Answers a GET or HEAD that may be answered.
     private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let path = head.uri.prefix { $0 != "?" && $0 != "#" }
-        switch path {
+        switch Self.path(of: head) {
         case "/":
             send(.ok, text: Self.landingPage, type: "text/html; charset=utf-8", to: head, context: context)
         case "/metrics":
@@ -168,6 +173,11 @@ final class ConnectionHandler: ChannelInboundHandler {
         default:
             send(.notFound, text: "not found: /metrics, /status and /events are served\n", to: head, context: context)
         }
+    }
+
+    /// The path a request asks for, without its query.
+    private static func path(of head: HTTPRequestHead) -> String {
+        String(head.uri.prefix { $0 != "?" && $0 != "#" })
     }
 
     /// Whether a request says a body follows (`Content-Length` above 0, or any `Transfer-Encoding`).
@@ -193,7 +203,8 @@ final class ConnectionHandler: ChannelInboundHandler {
         server.logger.debug(
             "\(request.method) \(request.uri.prefix(100)) \(status.code), \(body.readableBytes) bytes, accept-encoding: \(request.headers["Accept-Encoding"].first?.prefix(60) ?? "none")"
         )
-        var headers = HTTPHeaders([("Content-Type", type), ("Content-Length", "\(body.readableBytes)")] + extra)
+        var headers = HTTPHeaders(
+            [("Content-Type", type), ("Content-Length", "\(body.readableBytes)")] + extra + server.access.now.headers)
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
@@ -252,7 +263,8 @@ final class ConnectionHandler: ChannelInboundHandler {
                 .writeBufferWaterMark, value: .init(low: limits.streamBacklog / 2, high: limits.streamBacklog))
             try? options.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.streamSocketBuffer))
         }
-        let headers = HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")])
+        let headers = HTTPHeaders(
+            [("Content-Type", "text/event-stream"), ("Cache-Control", "no-store")] + server.access.now.headers)
         context.write(
             wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))), promise: nil)
         let current = server.served.subscribe(ObjectIdentifier(self)) { [weak self] target, record in

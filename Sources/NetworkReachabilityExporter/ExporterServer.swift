@@ -63,14 +63,17 @@ package final class ExporterServer: Service, @unchecked Sendable {
     }
 
     /// Sets up a new connection's pipeline: the socket's own closer, TLS when the web configuration has it now (with
-    /// a 400 for plain HTTP before it), HTTP/1 with NIO's error handling and the request head's limits, gzip, and the
-    /// connection's handler.
+    /// a 400 for plain HTTP before it, and the client certificate's names checked after it), HTTP/1 with NIO's error
+    /// handling and the request head's limits, gzip, and the connection's handler. The web configuration is read
+    /// again first when its file, or a file it names, changed.
     package func configure(_ pipeline: ChannelPipeline.SynchronousOperations) throws {
+        self.access.reloadIfChanged()
         let access = self.access.now
         try pipeline.addHandler(SocketCloser())
         if let tls = access.tls {
             try pipeline.addHandler(PlainRequestRefusal())
             try pipeline.addHandler(tls.handler())
+            if let check = tls.nameCheck() { try pipeline.addHandler(check) }
         }
         try pipeline.configureHTTPServerPipeline(
             withPipeliningAssistance: true, withErrorHandling: true, withOutboundHeaderValidation: true,

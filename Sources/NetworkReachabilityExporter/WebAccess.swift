@@ -1,40 +1,87 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
+import NetworkReachabilityPOSIX
 
-/// Who may talk to `reach serve`, from its web configuration: the TLS every new connection is wrapped in, and the
-/// users a request must be one of. Read at start and again on SIGHUP (``reload()``). A connection takes the TLS
-/// current when it opens, so certificates that were renewed serve the next connection; each request is checked
-/// against the users current when it arrives, so a revoked or rotated password stops working at once, also on a
-/// connection kept alive from before.
+/// Who may talk to `reach serve`, and how it answers, from its web configuration: the TLS every new connection is
+/// wrapped in, the users a request must be one of, the paths that need none, the headers of every answer and the
+/// rate limit. Read at start, again on SIGHUP (``reload()``), and again when a new connection finds the file or a
+/// certificate or key it names changed (``reloadIfChanged()``), as exporter-toolkit reads it per request. A
+/// connection takes the TLS current when it opens, so certificates that were renewed serve the next connection;
+/// each request is checked against the users current when it arrives, so a revoked or rotated password stops working
+/// at once, also on a connection kept alive from before.
 package final class WebAccess: Sendable {
     /// What one reading of the configuration gives.
     package struct Current: Sendable {
         package var tls: ServerTLS?
         package var authentication: BasicAuthentication?
+        /// Paths answered without a password (`basic_auth_excluded_paths`).
+        var unauthenticatedPaths: Set<String> = []
+        /// Headers every answer carries (`http_server_config.headers`).
+        var headers: [(name: String, value: String)] = []
+        /// The requests allowed, when `rate_limit` is set.
+        var rateLimit: RateLimiter?
+        /// What the file asks that this server does not do, a sentence each.
+        package var notes: [String] = []
     }
 
     /// The configuration file, when `--web-config` names one.
     package let path: String?
-    private let current: NIOLockedValueBox<Current>
+    private let current: NIOLockedValueBox<State>
+    /// What is served, the files whose change makes a reading (the configuration's and the PEM files its served
+    /// reading names), and their versions at the last reading, successful or not.
+    private struct State {
+        var served: Current
+        var files: [String]
+        var versions: [[Int64]?]
+    }
+    /// Told the outcome of every reading after the first: `nil` when it is served, else why not.
+    private let whenRead: @Sendable (WebConfigurationError?) -> Void
 
-    /// Reads `path` (none: plain HTTP, no authentication).
+    /// Reads `path` (none: plain HTTP, no authentication); `whenRead` hears how each later reading went.
     ///
     /// - Throws: ``WebConfigurationError`` naming the file and what is wrong.
-    package init(path: String?) throws(WebConfigurationError) {
+    package init(path: String?, whenRead: @escaping @Sendable (WebConfigurationError?) -> Void = { _ in })
+        throws(WebConfigurationError)
+    {
         self.path = path
-        current = NIOLockedValueBox(try Self.read(path))
+        self.whenRead = whenRead
+        let files = path.map { [$0] } ?? []
+        let versions = files.map(SmallFile.version)
+        let (served, named) = try Self.read(path)
+        current = NIOLockedValueBox(State(served: served, files: files + named, versions: versions + named.map(SmallFile.version)))
     }
 
     /// What connections opening now are served with.
-    package var now: Current { current.withLockedValue { $0 } }
+    package var now: Current { current.withLockedValue { $0.served } }
 
-    /// Reads the file again; returns the error, and keeps serving with what was read before, when it cannot be used
-    /// or would take away TLS or every user (an empty or half-written file reads as neither): a reload never opens
-    /// the server further; only a restart with the new file does.
+    /// Reads the file again and tells `whenRead`; keeps serving with what was read before when it cannot be used or
+    /// would take away TLS or every user (an empty or half-written file reads as neither): a reload never opens the
+    /// server further; only a restart with the new file does.
+    @discardableResult
     package func reload() -> WebConfigurationError? {
+        let failure = read()
+        whenRead(failure)
+        return failure
+    }
+
+    /// Reads the file again when it, or a certificate, key or CA file it names, changed since the last reading (one
+    /// `stat` a file), successful or not: a file that cannot be used is tried again only once it changes again.
+    package func reloadIfChanged() {
+        guard path != nil else { return }
+        let changed = current.withLockedValue { state in
+            let versions = state.files.map(SmallFile.version)
+            guard state.versions != versions else { return false }
+            state.versions = versions  // tried once per change, also when it fails
+            return true
+        }
+        if changed { whenRead(read()) }
+    }
+
+    private func read() -> WebConfigurationError? {
+        let configurationVersion: [Int64]? = path.flatMap(SmallFile.version)
         do throws(WebConfigurationError) {
-            let fresh = try Self.read(path)
+            let (fresh, named) = try Self.read(path)
             let before = now
             if before.tls != nil && fresh.tls == nil {
                 throw WebConfigurationError(
@@ -44,18 +91,35 @@ package final class WebAccess: Sendable {
                 throw WebConfigurationError(
                     path: path ?? "", reason: "has no basic_auth_users, so it would serve anyone: restart to drop them")
             }
-            current.withLockedValue { $0 = fresh }
+            let files = (path.map { [$0] } ?? []) + named
+            current.withLockedValue {
+                $0 = State(served: fresh, files: files, versions: [configurationVersion] + named.map(SmallFile.version))
+            }
             return nil
         } catch {
+            // Not tried again until a file changes again: the versions as they were when this reading began.
+            current.withLockedValue { state in
+                state.versions = [configurationVersion] + state.files.dropFirst().map(SmallFile.version)
+            }
             return error
         }
     }
 
-    private static func read(_ path: String?) throws(WebConfigurationError) -> Current {
-        guard let path else { return Current() }
+    /// What `path` serves, and the PEM files it names.
+    private static func read(_ path: String?) throws(WebConfigurationError) -> (Current, [String]) {
+        guard let path else { return (Current(), []) }
         let configuration = try WebConfiguration(path: path)
-        return Current(
+        let named = configuration.tls.map { tls in
+            [tls.certificate, tls.key, tls.clientCA].compactMap { pem -> String? in
+                if case .file(let file) = pem { return file }
+                return nil
+            }
+        }
+        let current = Current(
             tls: try configuration.tls.map { (tls) throws(WebConfigurationError) in try ServerTLS(tls, in: path) },
-            authentication: configuration.users.isEmpty ? nil : BasicAuthentication(users: configuration.users))
+            authentication: configuration.users.isEmpty ? nil : BasicAuthentication(users: configuration.users),
+            unauthenticatedPaths: configuration.unauthenticatedPaths, headers: configuration.headers,
+            rateLimit: configuration.rateLimit.map(RateLimiter.init), notes: configuration.notes)
+        return (current, named ?? [])
     }
 }

@@ -37,4 +37,16 @@ package enum SmallFile {
     package static func text(_ path: String, limit: Int) -> String? {
         bytes(path, limit: limit).map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// What changes when the file at `path` (links followed) is written, replaced or renamed over: its device, inode,
+    /// size and modification and change times; `nil` when it does not exist. Equal versions: the same contents, as
+    /// far as the file system tells.
+    package static func version(_ path: String) -> [Int64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [
+            Int64(bitPattern: UInt64(info.st_dev)), Int64(bitPattern: UInt64(info.st_ino)), Int64(info.st_size),
+            Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec), Int64(info.st_ctim.tv_sec), Int64(info.st_ctim.tv_nsec),
+        ]
+    }
 }

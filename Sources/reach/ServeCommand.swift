@@ -75,11 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxStreams = maxStreams.value
         let (seconds, attoseconds) = requestTimeout.duration.components
         limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let access = try WebAccess(path: webConfig)
+        let registry = PrometheusCollectorRegistry()
+        let access = try WebAccess(path: webConfig, whenRead: Self.reloadReport(webConfig, series: registry))
+        access.now.notes.forEach { Output.error("reach: note: \($0)") }
         Self.allowDescriptors(for: limits)
 
         // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
-        let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))
         let logger = logging.logger
         let watched = try targetOptions.reachabilities(of: parsed, logger: logger)
@@ -97,7 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         // SIGHUP is taken before the socket exists, and the "serving" line is said only once the group has trapped
         // SIGTERM and SIGINT: whoever waits for that line may send any of the three at once.
-        let reloading = Self.reloadOnHangUp(access, series: registry)
+        let reloading = Self.reloadOnHangUp(access)
         let scheme = access.now.tls == nil ? "http" : "https"
         let server = ExporterServer(
             served: served, limits: limits, registry: registry, access: access, logger: logger
@@ -130,38 +131,42 @@ struct ServeCommand: AsyncParsableCommand {
                 + "reads what it serves; --web-config adds them")
     }
 
-    /// SIGHUP reads the web configuration again: renewed certificates serve new connections, changed users every
-    /// request. A file that cannot be used, or would take TLS or every user away, is said on stderr and in
-    /// `reach_serve_web_config_last_reload_successful` (0), and the server goes on as before.
-    private static func reloadOnHangUp(_ access: WebAccess, series: PrometheusCollectorRegistry) -> any DispatchSourceSignal {
-        let outcome = access.path.map { _ in
-            (
-                successful: series.makeGauge(
-                    descriptor: MetricNameDescriptor(
-                        metricName: "reach_serve_web_config_last_reload_successful", unitName: "",
-                        helpText: "Whether the web configuration was last read (at start or on SIGHUP) and is served: 1 or 0.")),
-                time: series.makeGauge(
-                    descriptor: MetricNameDescriptor(
-                        metricName: "reach_serve_web_config_last_reload_success_timestamp_seconds", unitName: "",
-                        helpText: "When the web configuration served was read, in seconds since 1970."))
-            )
-        }
-        outcome?.successful.set(to: 1)
-        outcome?.time.set(to: Double(time(nil)))
+    /// SIGHUP reads the web configuration again (as does a new connection that finds a file changed: `WebAccess`).
+    private static func reloadOnHangUp(_ access: WebAccess) -> any DispatchSourceSignal {
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "reach.reload"))
-        source.setEventHandler { @Sendable in
-            if let failure = access.reload() {
-                outcome?.successful.set(to: 0)
+        source.setEventHandler { @Sendable in access.reload() }
+        source.resume()
+        return source
+    }
+
+    /// What each reading of the web configuration after the first says: renewed certificates serve new connections,
+    /// changed users every request. A file that cannot be used, or would take TLS or every user away, is said on
+    /// stderr and in `reach_serve_web_config_last_reload_successful` (0), and the server goes on as before.
+    private static func reloadReport(_ path: String?, series: PrometheusCollectorRegistry)
+        -> @Sendable (WebConfigurationError?) -> Void
+    {
+        guard let path else { return { _ in } }
+        let successful = series.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "reach_serve_web_config_last_reload_successful", unitName: "",
+                helpText: "Whether the web configuration was last read (at start, on SIGHUP or on a change) and is served: 1 or 0."))
+        let timestamp = series.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "reach_serve_web_config_last_reload_success_timestamp_seconds", unitName: "",
+                helpText: "When the web configuration served was read, in seconds since 1970."))
+        successful.set(to: 1)
+        timestamp.set(to: Double(time(nil)))
+        return { failure in
+            if let failure {
+                successful.set(to: 0)
                 Output.error("reach: \(failure); still serving with the configuration read before")
-            } else if let path = access.path {
-                outcome?.successful.set(to: 1)
-                outcome?.time.set(to: Double(time(nil)))
+            } else {
+                successful.set(to: 1)
+                timestamp.set(to: Double(time(nil)))
                 Output.error("reach: read \(path) again")
             }
         }
-        source.resume()
-        return source
     }
 
     /// Raises the soft limit of open descriptors toward the hard one, so the connection bound, not a default of

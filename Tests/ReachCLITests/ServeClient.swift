@@ -316,7 +316,7 @@ final class ServeClient: @unchecked Sendable {
                 answer = connection.getresponse()
                 subject = dict(field[0] for field in connection.sock.getpeercert()['subject'])
                 print(json.dumps({'status': answer.status, 'body': answer.read().decode(errors='replace')[:200],
-                                  'server': subject.get('commonName')}))
+                                  'server': subject.get('commonName'), 'headers': dict(answer.getheaders())}))
             except (ssl.SSLError, ConnectionError, OSError) as error:
                 print(json.dumps({'status': 0, 'error': str(error)[:200]}))
 

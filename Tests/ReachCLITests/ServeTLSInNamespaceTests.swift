@@ -98,4 +98,107 @@ struct ServeTLSInNamespaceTests {
         let ended = server.stop()
         #expect(ended == .exited(0), "\(server.errors.lines.suffix(40).joined(separator: "\n"))")
     }
+
+    /// exporter-toolkit's own sample, as its documentation gives it, and a file with every key its documentation
+    /// names: each read and served as node_exporter serves it.
+    @Test func exporterToolkitsDocumentedWebConfigurationsAreReadAndServed() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        let certificates = try TestCertificates()
+        defer { certificates.remove() }
+        try certificates.sign("stranger", subject: "stranger", server: false, clientName: "other.example")
+        let (web, ca) = (certificates.path("web.yml"), certificates.path("ca.crt"))
+        // exporter-toolkit's docs/web-config.yml, word for word: TLS, two users, paths without a password
+        try """
+        # TLS and basic authentication configuration example.
+        #
+        # Additionally, a certificate and a key file are needed.
+        tls_server_config:
+          cert_file: server.crt
+          key_file: server.key
+
+        # Usernames and passwords required to connect.
+        # Passwords are hashed with bcrypt: https://github.com/prometheus/exporter-toolkit/blob/master/docs/web-configuration.md#about-bcrypt.
+        basic_auth_users:
+          alice: $2y$10$mDwo.lAisC94iLAyP81MCesa29IzH37oigHC/42V2pdJlUprsJPze
+          bob: $2y$10$hLqFl9jSjoAAy95Z/zw8Ye8wkdMBM8c5Bn1ptYqP/AXyV0.oy0S8m
+
+        # Exclude /-/healthy and /-/ready from basic authentication
+        basic_auth_excluded_paths:
+        - /-/healthy
+        - /-/ready
+
+        """.write(toFile: web, atomically: true, encoding: .utf8)
+        var server = try ServeClient(["internet", "--web-config", web], in: network)
+        func request(_ path: String, client: String = "-", password: String = "secret") throws -> [String: Any] {
+            try server.python(
+                "tls",
+                [
+                    server.address, path, ca, client == "-" ? "-" : certificates.path("\(client).crt"),
+                    certificates.path("\(client).key"), password == "-" ? "-" : "prometheus", password,
+                ])
+        }
+        #expect(try request("/metrics", password: "-")["status"] as? Int == 401)
+        #expect(try request("/-/ready", password: "-")["status"] as? Int == 404, "excluded: not asked for a password")
+        server.stop()
+
+        // Every key of docs/web-configuration.md: the certificate and key written in the file, a client certificate
+        // that must name prometheus.example, the TLS versions, suites and curves, HTTP/2 (HTTP/1.1 here, said), the five
+        // headers, a password and a rate limit of 2 requests, then 1 each 10 s
+        func indented(_ file: String) throws -> String {
+            try String(contentsOfFile: certificates.path(file), encoding: .utf8).split(separator: "\n").map { "    \($0)" }
+                .joined(separator: "\n")
+        }
+        try """
+        tls_server_config:
+          cert: |
+        \(try indented("server.crt"))
+          key: |
+        \(try indented("server.key"))
+          client_auth_type: RequireAndVerifyClientCert
+          client_ca_file: ca.crt
+          client_allowed_sans:
+            - prometheus.example
+          min_version: TLS12
+          max_version: TLS13
+          cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256]
+          prefer_server_cipher_suites: true
+          curve_preferences:
+            - X25519
+            - CurveP256
+        http_server_config:
+          http2: true
+          headers:
+            Content-Security-Policy: default-src 'self'
+            X-Frame-Options: deny
+            X-Content-Type-Options: nosniff
+            X-XSS-Protection: 1; mode=block
+            Strict-Transport-Security: max-age=31536000
+        basic_auth_users:
+          prometheus: \(WebConfigurationTests.secretHash)
+        rate_limit:
+          interval: 10s
+          burst: 2
+        """.write(toFile: web, atomically: true, encoding: .utf8)
+        server = try ServeClient(["internet", "--web-config", web], in: network)
+        defer { server.stop() }
+        #expect(server.errors.lines.contains { $0.contains("note: http_server_config.http2 is true") })
+        #expect(try request("/metrics", client: "stranger")["status"] as? Int == 0, "a name not allowed: closed")
+        let allowed = try request("/metrics", client: "client")
+        #expect(allowed["status"] as? Int == 200)
+        let headers = allowed["headers"] as? [String: String] ?? [:]
+        #expect(headers["X-Frame-Options"] == "deny" && headers["Strict-Transport-Security"] == "max-age=31536000")
+        #expect(headers["Content-Security-Policy"] == "default-src 'self'" && headers["X-XSS-Protection"] == "1; mode=block")
+        #expect(try request("/status", client: "client")["status"] as? Int == 200)
+        #expect(try request("/status", client: "client")["status"] as? Int == 429, "the burst of 2 was spent")
+
+        // Written again without the rate limit and with another password, no SIGHUP: the next connection reads it
+        let renewed = try ServeClient.bcrypt("renewed")
+        try String(contentsOfFile: web, encoding: .utf8).replacing(WebConfigurationTests.secretHash, with: renewed)
+            .replacing("rate_limit:\n  interval: 10s\n  burst: 2", with: "").write(toFile: web, atomically: true, encoding: .utf8)
+        #expect(try request("/metrics", client: "client", password: "renewed")["status"] as? Int == 200)
+        #expect(server.errors.lines.contains { $0.contains("read \(web) again") })
+        #expect(try request("/metrics", client: "client")["status"] as? Int == 401)
+    }
+
 }

@@ -33,11 +33,52 @@ struct WebConfigurationTests {
         defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
         let configuration = try WebConfiguration(path: path)
         let folder = (path as NSString).deletingLastPathComponent
-        #expect(configuration.tls?.certificateFile == "\(folder)/server.crt")
-        #expect(configuration.tls?.keyFile == "\(folder)/keys/server.key")
-        #expect(configuration.tls?.clientCAFile == "/etc/ca.crt")
+        #expect(configuration.tls?.certificate == .file("\(folder)/server.crt"))
+        #expect(configuration.tls?.key == .file("\(folder)/keys/server.key"))
+        #expect(configuration.tls?.clientCA == .file("/etc/ca.crt"))
         #expect(configuration.tls?.clientAuthentication == .requireAndVerify && configuration.tls?.minimumVersion == .tls13)
         #expect(configuration.users == ["prometheus": Self.secretHash, "alice": Self.secretHash])
+    }
+
+    @Test func everyKeyOfExporterToolkitsDocumentationIsReadAsItsDocumentationSays() throws {
+        let path = try Self.write(
+            """
+            tls_server_config:
+              cert: |
+                -----BEGIN CERTIFICATE-----
+                  MIIB
+                -----END CERTIFICATE-----
+              key: |-
+                PEM
+              client_auth_type: RequireAnyClientCert
+              client_allowed_sans:
+              - prometheus.example
+              - "10.0.0.1"
+              cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, 'TLS_AES_128_GCM_SHA256']
+              prefer_server_cipher_suites: false
+              curve_preferences: [X25519MLKEM768, CurveP384]
+            http_server_config:
+              http2: false
+              headers:
+                X-Content-Type-Options: NoSniff
+                X-Frame-Options: ""
+            basic_auth_excluded_paths: []
+            rate_limit:
+              interval: 1m30.5s
+              burst: 0
+            """)
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let configuration = try WebConfiguration(path: path)
+        let tls = try #require(configuration.tls)
+        #expect(tls.certificate == .inline("-----BEGIN CERTIFICATE-----\n  MIIB\n-----END CERTIFICATE-----\n"))
+        #expect(tls.key == .inline("PEM"))
+        #expect(tls.clientAllowedNames == ["prometheus.example", "10.0.0.1"])
+        #expect(tls.cipherSuites == [0xC02F, 0x1301] && tls.curves == [0x11EC, 0x18])
+        #expect(configuration.headers.map(\.name) == ["X-Content-Type-Options"], "a blank header is unset")
+        #expect(configuration.notes.isEmpty && configuration.unauthenticatedPaths.isEmpty)
+        #expect(configuration.rateLimit == .init(interval: .milliseconds(90_500), burst: 1))
+        #expect(WebConfiguration.goDuration("0") == .zero && WebConfiguration.goDuration("250ms") == .milliseconds(250))
+        #expect(WebConfiguration.goDuration("1h2m") == .seconds(3720) && WebConfiguration.goDuration("5") == nil)
     }
 
     @Test(arguments: [
@@ -48,13 +89,29 @@ struct WebConfigurationTests {
             "needs client_ca_file"
         ),
         (
-            "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: x\n",
-            "has 'cipher_suites', which this server does not know"
+            "tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: [TLS_RSA_WITH_RC4_128_SHA]\n",
+            "cipher_suites has TLS_RSA_WITH_RC4_128_SHA, which is none of"
         ),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  cipher_suites: x\n", "cipher_suites must be a list"),
+        (
+            "tls_server_config:\n  cert_file: a\n  key_file: b\n  client_allowed_sans: [a]\n",
+            "client_allowed_sans needs client_auth_type RequireAnyClientCert"
+        ),
+        ("tls_server_config:\n  cert: x\n  cert_file: a\n  key_file: b\n", "has both cert and cert_file"),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [P256]\n", "curve_preferences has P256"),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  prefer_server_cipher_suites: yes\n", "must be true or false"),
+        ("http_server_config:\n  headers:\n    X-Frame-Options: allow\n", "X-Frame-Options must be deny or sameorigin"),
+        ("http_server_config:\n  headers:\n    Server: reach\n", "headers.Server cannot be set"),
+        ("rate_limit:\n  interval: soon\n", "rate_limit.interval must be a duration"),
+        ("basic_auth_excluded_paths: [metrics]\n", "each starting with /"),
+        ("basic_auth_users:\n  - prometheus: x\n", "line 2: only lists of plain or quoted values"),
+        ("tls_server_config:\n  key: |\n      a\n    b\n", "line 4: indented less than its block's first line"),
+        ("basic_auth_excluded_paths: [/a, , /b]\n", "an empty item in a list"),
         ("basic_auth_users:\n  prometheus: plaintext\n", "is not a bcrypt hash"),
-        ("basic_auth_users:\n  - prometheus\n", "line 2: only mappings"),
+        ("basic_auth_users:\n  - prometheus\n", "basic_auth_users must be a mapping"),
         ("tls_server_config: {cert_file: a}\n", "line 1: only plain or quoted values"),
-        ("rate_limit:\n  interval: 1s\n", "has 'rate_limit'"),
+        ("rate_limit:\n  interval: 1s\n  every: 2\n", "rate_limit has 'every'"),
+        ("- a\n", "line 1: only names with values"),
         ("tls_server_config:\n\tcert_file: a\n", "line 2: a tab in the indentation"),
         ("basic_auth_users:\n  a: \(secretHash)\n  a: \(secretHash)\n", "line 3: 'a' is given twice"),
         ("tls_server_config:\n  cert_file: 'a\n", "without its closing quote"),

@@ -6,7 +6,8 @@ public final class TestCertificates: Sendable {
     /// The folder holding `ca.crt`, and each certificate `NAME.crt` with its key `NAME.key`.
     public let folder: String
 
-    /// Makes the authority, a server certificate `server` and a client certificate `client`.
+    /// Makes the authority, a server certificate `server` and a client certificate `client` (for the name
+    /// prometheus.example).
     public init() throws {
         folder = try TestFolder.make("certificates")
         do {
@@ -26,14 +27,16 @@ public final class TestCertificates: Sendable {
     public func path(_ name: String) -> String { "\(folder)/\(name)" }
 
     /// Makes `NAME.crt` and `NAME.key`, signed by the authority, for the subject `CN=subject`; a server's is for
-    /// 127.0.0.1 and localhost.
-    public func sign(_ name: String, subject: String, server: Bool) throws {
+    /// 127.0.0.1 and localhost, a client's for the DNS name `clientName`.
+    public func sign(_ name: String, subject: String, server: Bool, clientName: String = "prometheus.example") throws {
         try openssl([
             "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", "\(name).key",
             "-out", "\(name).csr", "-subj", "/CN=\(subject)",
         ])
         let extensions =
-            server ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n" : "extendedKeyUsage=clientAuth\n"
+            server
+            ? "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n"
+            : "subjectAltName=DNS:\(clientName)\nextendedKeyUsage=clientAuth\n"
         try extensions.write(toFile: path("\(name).ext"), atomically: true, encoding: .utf8)
         try openssl([
             "x509", "-req", "-in", "\(name).csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out",
