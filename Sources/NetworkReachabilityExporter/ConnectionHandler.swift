@@ -36,6 +36,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var pendingEvents: [Int: String] = [:]
     /// Drops a reader that stays behind for the request timeout.
     private var behind: Scheduled<Void>?
+    /// Whether an answer of the metrics path is being written, which counts against `--max-requests`.
+    private var holdsScrape = false
 
     init(server: ExporterServer) {
         self.server = server
@@ -67,6 +69,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         heartbeat?.cancel()
         behind?.cancel()
         pendingEvents = [:]
+        endScrape()
         if isSubscribed {
             server.served.unsubscribe(ObjectIdentifier(self))
             server.connections.endStream(from: peer, now: context.eventLoop.now)
@@ -157,10 +160,17 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Answers a GET or HEAD that may be answered.
     private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let limits = server.connections.limits
         switch Self.path(of: head) {
         case "/":
-            send(.ok, text: Self.landingPage, type: "text/html; charset=utf-8", to: head, context: context)
-        case "/metrics":
+            send(.ok, text: Self.landingPage(limits.metricsPath), type: "text/html; charset=utf-8", to: head, context: context)
+        case limits.metricsPath:
+            guard server.connections.startScrape() else {
+                return send(
+                    .serviceUnavailable, text: "too many scrapes at once: try again\n", extra: [("Retry-After", "1")],
+                    to: head, context: context)
+            }
+            holdsScrape = true
             send(
                 .ok, body: server.metricsExposition(), type: "text/plain; version=0.0.4; charset=utf-8", to: head,
                 context: context)
@@ -171,7 +181,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         case "/events":
             send(.ok, text: "", type: "text/event-stream", to: head, context: context)
         default:
-            send(.notFound, text: "not found: /metrics, /status and /events are served\n", to: head, context: context)
+            send(
+                .notFound, text: "not found: \(limits.metricsPath), /status and /events are served\n", to: head,
+                context: context)
         }
     }
 
@@ -214,8 +226,16 @@ final class ConnectionHandler: ChannelInboundHandler {
         let stays = keepAlive && { if case .answering = state { true } else { false } }()
         if stays { wait(context: context) }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            self.endScrape()
             guard case .success = result, stays else { return context.close(promise: nil) }
         }
+    }
+
+    /// Gives back the place of a scrape whose answer was written, or whose connection ended.
+    private func endScrape() {
+        guard holdsScrape else { return }
+        holdsScrape = false
+        server.connections.endScrape()
     }
 
     /// Waits for the next request, within the request timeout.
@@ -231,17 +251,19 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     /// What `/` shows a person who opens the exporter in a browser, as node_exporter's does.
-    static let landingPage = """
+    static func landingPage(_ metricsPath: String) -> String {
+        """
         <!DOCTYPE html>
         <html><head><title>reach serve</title></head>
         <body><h1>reach serve</h1>
         <p>Whether the network can carry this host's traffic, per target.</p>
-        <ul><li><a href="/metrics">/metrics</a>: Prometheus' text format</li>
+        <ul><li><a href="\(metricsPath)">\(metricsPath)</a>: Prometheus' text format</li>
         <li><a href="/status">/status</a>: each target's state as JSON</li>
         <li><a href="/events">/events</a>: server-sent events, one per change</li></ul>
         </body></html>
 
         """
+    }
 
     // MARK: - Event streams
 

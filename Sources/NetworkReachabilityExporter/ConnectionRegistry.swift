@@ -20,6 +20,8 @@ final class ConnectionRegistry: @unchecked Sendable {
     let limits: ServeLimits
     private var open: [ObjectIdentifier: ConnectionHandler] = [:]
     private var streamCount = 0
+    /// Answers of the metrics path being written now.
+    private var scrapes = 0
     /// The streams open per client address.
     private var streamsByPeer: [String: Int] = [:]
     /// When memory was last given back to the system.
@@ -43,6 +45,18 @@ final class ConnectionRegistry: @unchecked Sendable {
                         help: "Connections the server closed: timeout, limit (connection bound) or slowReader (/events).")
                 )
             })
+    }
+
+    /// Takes a place for an answer of the metrics path; `false` when `--max-requests` are being answered.
+    func startScrape() -> Bool {
+        guard limits.maxRequests == 0 || scrapes < limits.maxRequests else { return false }
+        scrapes += 1
+        return true
+    }
+
+    /// Gives a scrape's place back.
+    func endScrape() {
+        scrapes -= 1
     }
 
     /// Admits a new connection: at the bound, the oldest one not yet answered (waiting for its request, or for its

@@ -22,17 +22,17 @@ package final class ExporterServer: Service, @unchecked Sendable {
     let logger: Logger
     private let registry: PrometheusCollectorRegistry
     private let process: ProcessGauges
-    private var channel: (any Channel)?
-    /// The address bound, once ``bind(_:)`` returned.
-    private var bound: ListenAddress?
+    private var channels: [any Channel] = []
+    /// The addresses bound, as ``bind(_:)`` returned.
+    private var bound: [ListenAddress] = []
     /// The last rendering of `/metrics`: when, at which count of changes shown, and its text.
     private var rendered: (at: NIODeadline, changes: Int, body: ByteBuffer)?
     /// Called once, from ``run()``, when the server is listening and its service group has trapped its signals.
-    private let whenServing: @Sendable (ListenAddress) -> Void
+    private let whenServing: @Sendable ([ListenAddress]) -> Void
 
     package init(
         served: ServedTargets, limits: ServeLimits, registry: PrometheusCollectorRegistry, access: WebAccess, logger: Logger,
-        whenServing: @escaping @Sendable (ListenAddress) -> Void
+        whenServing: @escaping @Sendable ([ListenAddress]) -> Void
     ) {
         self.whenServing = whenServing
         self.served = served
@@ -47,19 +47,20 @@ package final class ExporterServer: Service, @unchecked Sendable {
         ).set(to: 1)
     }
 
-    /// Binds `address` on the served targets' event loop (the kernel chooses the port for 0); ``run()`` tells
-    /// `whenServing` the address bound.
+    /// Binds `address` on the served targets' event loop (the kernel chooses the port for 0), beside those bound
+    /// before; ``run()`` tells `whenServing` the addresses bound.
     package func bind(_ address: ListenAddress) async throws {
         let channel = try await ServerBootstrap(group: served.eventLoop)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(connections.limits.answerSocketBuffer))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel.pipeline.syncOperations) }
             }
             .bind(host: address.host, port: address.port).get()
-        self.channel = channel
-        bound = ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port)
+        channels.append(channel)
+        bound.append(ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port))
     }
 
     /// Sets up a new connection's pipeline: the socket's own closer, TLS when the web configuration has it now (with
@@ -114,7 +115,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
     /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns. The service group
     /// trapped those signals before it ran this, so `whenServing` is told here.
     package func run() async throws {
-        if let bound { whenServing(bound) }
+        if !bound.isEmpty { whenServing(bound) }
         let stopped = served.eventLoop.makePromise(of: Void.self)
         try await withGracefulShutdownHandler {
             try await stopped.futureResult.get()
@@ -127,7 +128,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
     private func stop(done: EventLoopPromise<Void>) {
         let allClosed = served.eventLoop.makePromise(of: Void.self)
         connections.stop(on: served.eventLoop, done: allClosed)
-        let listening = channel?.close().recover { _ in } ?? served.eventLoop.makeSucceededVoidFuture()
+        let listening = EventLoopFuture.andAllComplete(channels.map { $0.close() }, on: served.eventLoop)
         listening.and(allClosed.futureResult).map { _ in () }.cascade(to: done)
     }
 }

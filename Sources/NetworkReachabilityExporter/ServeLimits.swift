@@ -14,6 +14,11 @@ package struct ServeLimits: Sendable {
     package var maxConnections = 256
     /// `/events` streams open at once; one more is answered 503.
     package var maxStreams = 16
+    /// Requests for the metrics path answered at once (from their head to their answer's last byte taken), as
+    /// node_exporter's `--web.max-requests`; one more is answered 503. 0: no bound.
+    package var maxRequests = 40
+    /// The path the Prometheus exposition is served at.
+    package var metricsPath = "/metrics"
     /// `/events` streams one client address may hold at once: a quarter of ``maxStreams``, and at least 4 (or all of
     /// them, when there are fewer): one client that opens streams and never reads them cannot take every place.
     var streamsPerPeer: Int { max(min(maxStreams, 4), maxStreams / 4) }
@@ -22,6 +27,8 @@ package struct ServeLimits: Sendable {
     var streamHeartbeat = TimeAmount.seconds(20)
     /// The connections a server can hold: each is a descriptor, and the soft limit is raised to fit them.
     package static let connectionRange = 1...65_536
+    /// The bounds `--max-requests` takes.
+    package static let requestRange = 0...65_536
     /// The streams a server can hold: each may keep up to its backlog in memory.
     package static let streamRange = 1...1024
     /// How long a connection may take to send a whole request head, counted from its opening or from the end of its
@@ -35,6 +42,10 @@ package struct ServeLimits: Sendable {
     var streamBacklog: Int
     /// The kernel's send buffer of an `/events` stream, so a reader that stops reading holds little there too.
     var streamSocketBuffer = 64 << 10
+    /// The kernel's send buffer of every other connection (the kernel doubles it): a client that does not read its
+    /// answer holds 256 KiB of kernel memory, where the kernel's own tuning lets it hold up to 4 MiB (measured with
+    /// `ss -tm`: 3.9 MiB), and a scrape that large stays in flight until it is read or timed out.
+    var answerSocketBuffer = 128 << 10
 
     /// A request head is a few hundred bytes; these bounds answer anything much larger with 400 and close it.
     static let requestHeadLimits: NIOHTTPDecoderLimitConfiguration = {

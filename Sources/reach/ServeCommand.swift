@@ -32,8 +32,20 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var targetOptions: TargetOptions
 
-    @Option(help: "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface.")
-    var listen: ListenAddress = .standard
+    @Option(
+        help: ArgumentHelp(
+            "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface; repeat it to listen on several.",
+            valueName: "addr:port"))
+    var listen: [ListenAddress] = [.standard]
+
+    @Option(help: "The path of the Prometheus exposition, as node_exporter's --web.telemetry-path.")
+    var metricsPath = "/metrics"
+
+    @Option(
+        parsing: .unconditional,
+        help: "Scrapes of the metrics path answered at once; one more is answered 503 (0: no bound), as node_exporter's --web.max-requests.",
+        transform: Count.parser(in: ServeLimits.requestRange))
+    var maxRequests = Count(ServeLimits().maxRequests)
 
     @Option(
         parsing: .unconditional,
@@ -62,6 +74,15 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
+        guard metricsPath.hasPrefix("/"), !["/", "/status", "/events"].contains(metricsPath), metricsPath.count <= 256,
+            metricsPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.~".contains($0)) })
+        else {
+            throw ValidationError(
+                "--metrics-path must be a path of its own of letters, digits and /-_.~ starting with /, such as /metrics")
+        }
+        guard Set(listen.map(\.description)).count == listen.count else {
+            throw ValidationError("--listen names the same address twice")
+        }
         guard maxStreams.value <= maxConnections.value else {
             throw ValidationError("--max-streams (\(maxStreams)) cannot be more than --max-connections (\(maxConnections))")
         }
@@ -73,6 +94,8 @@ struct ServeCommand: AsyncParsableCommand {
         var limits = ServeLimits(targets: arguments.count)
         limits.maxConnections = maxConnections.value
         limits.maxStreams = maxStreams.value
+        limits.maxRequests = maxRequests.value
+        limits.metricsPath = metricsPath
         let (seconds, attoseconds) = requestTimeout.duration.components
         limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let registry = PrometheusCollectorRegistry()
@@ -102,15 +125,19 @@ struct ServeCommand: AsyncParsableCommand {
         let scheme = access.now.tls == nil ? "http" : "https"
         let server = ExporterServer(
             served: served, limits: limits, registry: registry, access: access, logger: logger
-        ) { bound in
+        ) { [metricsPath] addresses in
             Self.unblockStopSignals()
-            Output.error("reach: serving \(scheme)://\(bound)/metrics, /status and /events")
-            Self.warnIfOpen(bound, access.now)
+            for bound in addresses {
+                Output.error("reach: serving \(scheme)://\(bound)\(metricsPath), /status and /events")
+                Self.warnIfOpen(bound, access.now)
+            }
         }
-        do {
-            try await server.bind(listen)
-        } catch {
-            throw ServeError.cannotListen(listen, error)
+        for address in listen {
+            do {
+                try await server.bind(address)
+            } catch {
+                throw ServeError.cannotListen(address, error)
+            }
         }
         let services = ServiceGroup(
             services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: NetworkReachability.silentLogger)

@@ -105,6 +105,29 @@ struct ServeCLITests {
         #expect(events.headers["content-type"] == "text/event-stream")
     }
 
+    /// node_exporter's `--web.listen-address` (repeated), `--web.telemetry-path` and `--web.max-requests`.
+    @Test func itListensOnEveryAddressGivenServesTheMetricsPathAndBoundsScrapesInFlight() throws {
+        let targets = (1...400).map { "198.18.\($0 / 200).\($0 % 200 + 1)" }
+        let server = try ServeClient(targets + ["--listen", "127.0.0.2:0", "--metrics-path", "/probe", "--max-requests", "1"])
+        defer { server.stop() }
+        let lines = server.errors.lines.filter { $0.contains("serving http://") }
+        #expect(lines.count == 2 && lines.allSatisfy { $0.hasSuffix("/probe, /status and /events") }, "\(lines)")
+        let other = try #require(lines.last.flatMap { $0.split(separator: "/").dropFirst().first }.map(String.init))
+        #expect(server.address.hasPrefix("127.0.0.2:") && other.hasPrefix("127.0.0.1:"))
+        #expect(try server.request("/metrics").status == 404)
+        let probe = try server.request("/probe")
+        #expect(probe.status == 200 && probe.body.utf8.count > 256 << 10, "an answer larger than a socket holds")
+        #expect(try server.request("/").body.contains(#"<a href="/probe">"#))
+        // One scrape whose client does not read holds the only place: a second is told 503, and the place comes
+        // back when the first is gone
+        let held = try server.python("holdscrape", [server.address, other, "/probe"])
+        #expect(held["beside"] as? Int == 503 && held["after"] as? Int == 200, "\(held)")
+        for wrong in ["metrics", "/status", "/a b", "/\"x"] {
+            let refused = try ReachBinary.run(["serve", "--metrics-path", wrong])
+            #expect(refused.status == 64 && refused.standardError.contains("--metrics-path must be"), "\(wrong)")
+        }
+    }
+
     @Test(arguments: [SIGTERM, SIGINT])
     func aStopSignalEndsTheStreamsAndExitsZero(signal: Int32) throws {
         let server = try ServeClient(["127.0.0.1"])

@@ -114,6 +114,27 @@ final class ServeClient: @unchecked Sendable {
             body = answer.read().decode()
             print(json.dumps({'status': answer.status, 'headers': {k.lower(): v for k, v in answer.getheaders()}, 'body': body}))
 
+        def holdscrape(address, other, path):
+            # A scrape of `path` whose client never reads (a receive buffer of 2 KiB), then one from `other`, then the
+            # first closed and one more, retried for 5 s while the server has not yet seen the close: their statuses.
+            def status(at):
+                connection = http.client.HTTPConnection(*split(at), timeout=10)
+                connection.request('GET', path)
+                answer = connection.getresponse()
+                answer.read()
+                return answer.status
+            held = socket.socket()
+            held.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            held.connect(split(address))
+            held.sendall(('GET %s HTTP/1.1\r\nHost: x\r\n\r\n' % path).encode())
+            time.sleep(0.5)
+            beside = status(other)
+            held.close()
+            end, after = time.time() + 5, 0
+            while after != 200 and time.time() < end:
+                after = status(address)
+            print(json.dumps({'beside': beside, 'after': after}))
+
         def exposition(address):
             # Parsed by the Prometheus client library's own parser; names, labels and series checked by its rules.
             import re
@@ -598,9 +619,6 @@ final class ServeClient: @unchecked Sendable {
                 time.sleep(0.02)
             print(json.dumps({'seconds': None}))
 
-        modes = {'request': request, 'exposition': exposition, 'events': events, 'hostile': hostile,
-                 'nonreader': nonreader, 'query': query, 'history': history, 'text': text, 'compressed': compressed,
-                 'tls': tls, 'authflood': authflood, 'deaf': deaf, 'plainontls': plainontls, 'rotate': rotate, 'tlsseries': tlsseries, 'pipeliners': pipeliners, 'halfsent': halfsent, 'stalled': stalled, 'churnscrape': churnscrape, 'settle': settle}
-        modes[sys.argv[1]](*sys.argv[2:])
+        globals()[sys.argv[1]](*sys.argv[2:])  # the mode: a function above
         """#
 }

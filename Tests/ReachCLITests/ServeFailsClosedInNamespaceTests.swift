@@ -58,9 +58,11 @@ struct ServeFailsClosedInNamespaceTests {
         try Self.webConfiguration(users: WebConfigurationTests.secretHash).write(toFile: web, atomically: true, encoding: .utf8)
         let server = try ServeClient(["internet", "--web-config", web], in: network)
         defer { server.stop() }
-        func reloadSuccessful(_ password: String = "secret") throws -> Double? {
-            try server.python("tlsseries", [server.address, ca, "prometheus", password, "reach_serve_web_config_last_reload_successful"])[
-                "value"] as? Double
+        /// The series' value, and what the scrape got (a status and the value) to say when it is not the one expected.
+        func reloadSuccessful(_ password: String = "secret") throws -> (Double?, String) {
+            let scrape = try server.python(
+                "tlsseries", [server.address, ca, "prometheus", password, "reach_serve_web_config_last_reload_successful"])
+            return (scrape["value"] as? Double, "\(scrape); stderr: \(server.errors.lines.suffix(4))")
         }
         func reload(_ text: String, saying expected: String) throws {
             try text.write(toFile: web, atomically: true, encoding: .utf8)
@@ -68,15 +70,18 @@ struct ServeFailsClosedInNamespaceTests {
             server.process.send(SIGHUP)
             #expect(server.errors.waitForLine(after: seen) { $0.contains(expected) } != nil, "\(server.errors.lines.suffix(3))")
         }
-        #expect(try reloadSuccessful() == 1)
+        var (successful, scrape) = try reloadSuccessful()
+        #expect(successful == 1, "\(scrape)")
 
         // An empty file (a write cut short) and one without TLS or users are refused: still TLS, still the password
         try reload("", saying: "has no tls_server_config, so it would serve plain HTTP")
         try reload(Self.webConfiguration(users: nil), saying: "has no basic_auth_users, so it would serve anyone")
-        #expect(try reloadSuccessful() == 0)
+        (successful, scrape) = try reloadSuccessful()
+        #expect(successful == 0, "\(scrape)")
         #expect(try server.python("tlsseries", [server.address, ca, "prometheus", "wrong", "x"])["status"] as? Int == 401)
         try reload(Self.webConfiguration(users: WebConfigurationTests.secretHash), saying: "read \(web) again")
-        #expect(try reloadSuccessful() == 1)
+        (successful, scrape) = try reloadSuccessful()
+        #expect(successful == 1, "\(scrape)")
 
         // A rotated password stops at once on a connection kept alive from before; an unknown user's answer takes
         // as long as a known user's wrong password (both a bcrypt check)
