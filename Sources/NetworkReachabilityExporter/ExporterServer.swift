@@ -41,10 +41,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
         self.logger = logger
         connections = ConnectionRegistry(limits: limits, registry: registry)
         process = ProcessGauges(registry: registry)
-        registry.gauge(
-            "reach_build_info", labels: [("version", NetworkReachability.version)],
-            help: "The reach that serves these series, by version; always 1."
-        ).set(to: 1)
+        registry.gauge("reach_build_info", labels: BuildInfo.labels, help: BuildInfo.help).set(to: 1)
     }
 
     /// Binds `address` on the served targets' event loop (the kernel chooses the port for 0), beside those bound
@@ -104,7 +101,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
             return rendered.body
         }
         process.update()
-        let body = ByteBuffer(bytes: registry.emitToBuffer())
+        let body = ByteBuffer(bytes: ExpositionOrder.sorted(registry.emitToBuffer()))
         rendered = (now, served.changesShown, body)
         return body
     }

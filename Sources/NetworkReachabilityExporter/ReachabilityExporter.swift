@@ -24,6 +24,10 @@ public final class ReachabilityExporter: Sendable {
     private let consumers: [Consumer]
     private let validator: ConnectivityValidator?
 
+    /// Every flag but `ReachabilityFlags.appleOnly`: the flags a target's series are served for by default.
+    public static let defaultFlagSeries = ReachabilityFlags(rawValue: ReachabilityFlags.named.reduce(0) { $0 | $1.flag.rawValue })
+        .subtracting(.appleOnly)
+
     /// Starts publishing `targets`.
     ///
     /// - Parameters:
@@ -34,15 +38,19 @@ public final class ReachabilityExporter: Sendable {
     ///   - eventLoop: where the series are set; `status()` runs there too.
     ///   - listeningEnded: called with a target whose listening ended for good (its `NetworkReachability.listeningFailure`
     ///     says why); its series keep their last values.
+    ///   - flagSeries: the flags that get a `reach_target_flags` series; by default all but
+    ///     `ReachabilityFlags.appleOnly`, which are never set here and would be two series of 0 a target.
     /// - Throws: the kernel subscription's error when it cannot be opened.
     public init(
         targets: [(name: String, reachability: NetworkReachability)], validator: ConnectivityValidator? = nil,
         registry: PrometheusCollectorRegistry, eventLoop: any EventLoop,
-        listeningEnded: @escaping @Sendable (NetworkReachability) -> Void = { _ in }
+        listeningEnded: @escaping @Sendable (NetworkReachability) -> Void = { _ in },
+        flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries
     ) throws(ReachabilityError) {
         let validated = validator == nil ? nil : targets.firstIndex { $0.reachability.target.isInternet }
         let served = ServedTargets(
-            targets.enumerated().map { ($1.name, $0 == validated) }, registry: registry, eventLoop: eventLoop)
+            targets.enumerated().map { ($1.name, $0 == validated) }, registry: registry, eventLoop: eventLoop,
+            flagSeries: flagSeries)
         var consumers: [Consumer] = []
         for (index, (_, reachability)) in targets.enumerated() {
             consumers.append(

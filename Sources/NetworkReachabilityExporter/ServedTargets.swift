@@ -67,11 +67,16 @@ package final class ServedTargets: @unchecked Sendable {
 
     /// - Parameters:
     ///   - targets: each target's text, as the user typed it, and whether the validator's outcome goes with it.
-    package init(_ targets: [(text: String, validated: Bool)], registry: PrometheusCollectorRegistry, eventLoop: any EventLoop) {
+    ///   - flagSeries: the flags served as `reach_target_flags` series.
+    package init(
+        _ targets: [(text: String, validated: Bool)], registry: PrometheusCollectorRegistry, eventLoop: any EventLoop,
+        flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries
+    ) {
         self.eventLoop = eventLoop
         self.targets = targets.map { text, validated in
             Target(
-                text: text, gauges: TargetGauges(target: text, validated: validated, registry: registry),
+                text: text,
+                gauges: TargetGauges(target: text, validated: validated, flagSeries: flagSeries, registry: registry),
                 validation: validated ? ValidatedPair() : nil)
         }
         unshown = targets.count

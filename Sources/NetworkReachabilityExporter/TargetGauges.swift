@@ -29,8 +29,8 @@ final class TargetGauges {
             name: "reach_target_validation",
             help: "With --validate: 1 for the probe's outcome (validated, captivePortal, limited, notChecked), 0 for the others."
         )
-        static let signalPercent = (
-            name: "reach_target_signal_percent", help: "The modem's or access point's signal, 0 to 100, as delivered (in steps)."
+        static let signalRatio = (
+            name: "reach_target_signal_ratio", help: "The modem's or access point's signal, 0 to 1, as delivered (in steps)."
         )
         static let signalDBm = (name: "reach_target_signal_dbm", help: "The modem's signal in dBm, where ModemManager reads one.")
         static let roaming = (name: "reach_target_roaming", help: "1 when the path's modem is roaming, 0 when it is at home.")
@@ -54,15 +54,15 @@ final class TargetGauges {
     private let outcomes: [(name: String, gauge: Gauge)]
     private let path: ChangingSeries
 
-    /// Registers the target's series; `validated` adds the validation outcome's.
-    init(target: String, validated: Bool, registry: PrometheusCollectorRegistry) {
+    /// Registers the target's series, a flag's for each of `flagSeries`; `validated` adds the validation outcome's.
+    init(target: String, validated: Bool, flagSeries: ReachabilityFlags, registry: PrometheusCollectorRegistry) {
         self.target = target
         let label = [("target", target)]
         reachable = registry.gauge(Name.reachable.name, labels: label, help: Name.reachable.help)
         statuses = Self.statusNames.map { name in
             (name, registry.gauge(Name.status.name, labels: label + [("status", name)], help: Name.status.help))
         }
-        flags = ReachabilityFlags.named.map { flag, name in
+        flags = ReachabilityFlags.named.filter { flagSeries.contains($0.flag) }.map { flag, name in
             (flag, registry.gauge(Name.flags.name, labels: label + [("flag", name)], help: Name.flags.help))
         }
         path = ChangingSeries(registry: registry)
@@ -99,7 +99,7 @@ final class TargetGauges {
     private static func series(of details: LinkDetails?, _ label: [(String, String)]) -> [ChangingSeries.Series] {
         var series: [ChangingSeries.Series] = []
         if let signal = details?.signal {
-            series.append((Name.signalPercent, label, Double(signal.percent)))
+            series.append((Name.signalRatio, label, Double(signal.percent) / 100))
             if let dBm = signal.dBm { series.append((Name.signalDBm, label, dBm)) }
         }
         if let isRoaming = details?.isRoaming { series.append((Name.roaming, label, isRoaming ? 1 : 0)) }

@@ -71,6 +71,10 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var webConfig: String?
 
+    @Flag(
+        help: "Also serve reach_target_flags for connectionOnTraffic and connectionOnDemand, which only Apple's on-demand connections set (always 0 here).")
+    var allFlags = false
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
@@ -114,7 +118,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let exporter = try ReachabilityExporter(
             targets: Array(zip(arguments.map(\.text), watched)), validator: validator, registry: registry,
-            eventLoop: group.next(), listeningEnded: Self.endIfListeningFailed)
+            eventLoop: group.next(), listeningEnded: Self.endIfListeningFailed,
+            flagSeries: allFlags ? ReachabilityExporter.defaultFlagSeries.union(.appleOnly) : ReachabilityExporter.defaultFlagSeries)
         let served = exporter.served
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()

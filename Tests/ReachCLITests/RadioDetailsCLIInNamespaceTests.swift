@@ -126,7 +126,7 @@ struct RadioDetailsCLIInNamespaceTests {
         func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
             (try? server.samples(of: name))?.first { $0.labels == labels }?.value
         }
-        #expect(eventually { value("reach_target_signal_percent") == 72 })
+        #expect(eventually { value("reach_target_signal_ratio") == 0.72 })
         #expect(value("reach_target_roaming") == 1)
         #expect(value("reach_target_metered") == 1)
         #expect(value("reach_target_radio_technology", ["technology": "lte4G"]) == 1)
@@ -142,7 +142,7 @@ struct RadioDetailsCLIInNamespaceTests {
 
         // And when the services go, so do the series: nothing is known, and nothing says 0
         bus.kill()
-        #expect(eventually { (try? server.samples(of: "reach_target_signal_percent"))?.isEmpty == true })
+        #expect(eventually { (try? server.samples(of: "reach_target_signal_ratio"))?.isEmpty == true })
         for name in ["reach_target_roaming", "reach_target_metered", "reach_target_radio_technology"] {
             #expect(try server.samples(of: name).isEmpty, "\(name)")
         }

@@ -38,6 +38,15 @@ struct ServeCLITests {
         #expect((samples.first { $0.name == "process_resident_memory_bytes" }?.value ?? 0) > 1_000_000)
         // Standard input, output and error, the listening socket and netlink's at least; not the one reading /proc
         #expect((samples.first { $0.name == "process_open_fds" }?.value ?? 0) >= 5)
+        // Families in name order, series in order within them: two scrapes, and two hosts, differ only in values
+        let text = try server.request("/metrics").body
+        let typed = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
+        #expect(typed == typed.sorted() && typed.count > 10, "\(typed)")
+        let flagLines = text.split(separator: "\n").filter { $0.hasPrefix("reach_target_flags{") }
+        #expect(flagLines == flagLines.sorted())
+        let build = try #require(samples.first { $0.name == "reach_build_info" })
+        #expect(build.labels["os"] == "linux" && build.labels["swift_version"]?.hasPrefix("6.") == true)
+        #expect(["amd64", "arm64"].contains(build.labels["arch"] ?? "") && build.labels["version"]?.isEmpty == false)
         let status = try server.request("/status")
         let records = try #require(
             try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])
@@ -50,7 +59,7 @@ struct ServeCLITests {
             #expect(statuses.count == 3)
             #expect(statuses.filter { $0.value == 1 }.map { $0.labels["status"] } == [record.string("status")], "\(target)")
             let flags = mine.filter { $0.name == "reach_target_flags" }
-            #expect(flags.count == 9)
+            #expect(flags.count == 7, "all but connectionOnTraffic and connectionOnDemand, which are never set here")
             #expect(
                 Set(flags.filter { $0.value == 1 }.compactMap { $0.labels["flag"] }) == Set(record["flags"] as? [String] ?? []))
             let info = mine.filter { $0.name == "reach_target_info" }
@@ -108,7 +117,8 @@ struct ServeCLITests {
     /// node_exporter's `--web.listen-address` (repeated), `--web.telemetry-path` and `--web.max-requests`.
     @Test func itListensOnEveryAddressGivenServesTheMetricsPathAndBoundsScrapesInFlight() throws {
         let targets = (1...400).map { "198.18.\($0 / 200).\($0 % 200 + 1)" }
-        let server = try ServeClient(targets + ["--listen", "127.0.0.2:0", "--metrics-path", "/probe", "--max-requests", "1"])
+        let server = try ServeClient(
+            targets + ["--listen", "127.0.0.2:0", "--metrics-path", "/probe", "--max-requests", "1", "--all-flags"])
         defer { server.stop() }
         let lines = server.errors.lines.filter { $0.contains("serving http://") }
         #expect(lines.count == 2 && lines.allSatisfy { $0.hasSuffix("/probe, /status and /events") }, "\(lines)")
@@ -117,6 +127,8 @@ struct ServeCLITests {
         #expect(try server.request("/metrics").status == 404)
         let probe = try server.request("/probe")
         #expect(probe.status == 200 && probe.body.utf8.count > 256 << 10, "an answer larger than a socket holds")
+        let flags = probe.body.split(separator: "\n").filter { $0.hasPrefix(#"reach_target_flags{target="198.18.0.2""#) }
+        #expect(flags.count == 9 && flags.contains { $0.contains(#"flag="connectionOnDemand""#) }, "--all-flags: \(flags)")
         #expect(try server.request("/").body.contains(#"<a href="/probe">"#))
         // One scrape whose client does not read holds the only place: a second is told 503, and the place comes
         // back when the first is gone

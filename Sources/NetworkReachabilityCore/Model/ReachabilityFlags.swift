@@ -29,6 +29,10 @@ public struct ReachabilityFlags: OptionSet, Sendable, Hashable, CustomStringConv
     /// The output interface is cellular.
     public static let isWWAN = ReachabilityFlags(rawValue: 1 << 18)
 
+    /// The flags only Apple's on-demand connections set, `connectionOnTraffic` and `connectionOnDemand`: no backend of
+    /// this package sets them; they exist so that code written against Apple's flags compiles.
+    public static let appleOnly: ReachabilityFlags = [.connectionOnTraffic, .connectionOnDemand]
+
     /// Every flag with its Swift name, in bit order.
     public static let named: [(flag: ReachabilityFlags, name: String)] = [
         (.transientConnection, "transientConnection"),
