@@ -26,6 +26,7 @@ final class ClientNameCheck: ChannelInboundHandler, RemovableChannelHandler {
             let certificate = try? context.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self).peerCertificate
             passed = certificate.map { Self.names(of: $0).contains { allowed.contains($0) } } ?? false
             guard passed else {
+                context.fireErrorCaught(ServeSeries.HandshakeFailure.clientName)  // counted, and the connection closed
                 context.close(promise: nil)
                 return
             }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// One HTTP connection of `reach serve`: routes each request to `/metrics`, `/status`, `/events` or the landing page
 /// `/`, answers the rest 404 or 405, and keeps the connection within the server's limits. Runs on the server's event
@@ -94,6 +95,11 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let failure = error as? ServeSeries.HandshakeFailure {
+            server.series.failed(failure)
+        } else if let tls = error as? NIOSSLError, case .handshakeFailed = tls {
+            server.series.failed(.handshake)
+        }
         context.close(promise: nil)  // a reset or a malformed request (answered 400 by NIO's error handler)
     }
 
@@ -145,12 +151,15 @@ final class ConnectionHandler: ChannelInboundHandler {
             guard case .answering = self.state, self.context != nil else { return }  // closed meanwhile
             switch verdict {
             case .passed:
+                self.server.series.checked(.passed)
                 self.route(head, context: context)
             case .refused:
+                self.server.series.checked(.refused)
                 self.send(
                     .unauthorized, text: "unauthorized\n", extra: [("WWW-Authenticate", #"Basic realm="reach serve""#)],
                     to: head, context: context)
             case .busy:
+                self.server.series.checked(.busy)
                 self.send(
                     .serviceUnavailable, text: "too many passwords are being checked: try again\n",
                     extra: [("Retry-After", "1")], to: head, context: context)
@@ -212,6 +221,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         to request: HTTPRequestHead, closing: Bool = false, context: ChannelHandlerContext
     ) {
         let keepAlive = request.isKeepAlive && !closing
+        server.series.answered(Self.path(of: request), status)
         server.logger.debug(
             "\(request.method) \(request.uri.prefix(100)) \(status.code), \(body.readableBytes) bytes, accept-encoding: \(request.headers["Accept-Encoding"].first?.prefix(60) ?? "none")"
         )
@@ -279,6 +289,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         deadline?.cancel()
         state = .streaming
         isSubscribed = true
+        server.series.answered(Self.path(of: request), .ok)
         let limits = server.connections.limits
         if let options = context.channel.syncOptions {
             try? options.setOption(

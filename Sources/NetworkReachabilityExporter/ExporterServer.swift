@@ -16,6 +16,8 @@ import ServiceLifecycle
 package final class ExporterServer: Service, @unchecked Sendable {
     let served: ServedTargets
     let connections: ConnectionRegistry
+    /// The server's own series: answers, password checks, failed handshakes.
+    let series: ServeSeries
     /// The TLS and users new connections are served with.
     let access: WebAccess
     /// Where each answer is logged (`--verbose`): method, path, status, size and the encodings the client takes.
@@ -40,6 +42,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
         self.access = access
         self.logger = logger
         connections = ConnectionRegistry(limits: limits, registry: registry)
+        series = ServeSeries(registry: registry, metricsPath: limits.metricsPath)
         process = ProcessGauges(registry: registry)
         registry.gauge("reach_build_info", labels: BuildInfo.labels, help: BuildInfo.help).set(to: 1)
     }

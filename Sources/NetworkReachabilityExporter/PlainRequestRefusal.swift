@@ -26,6 +26,9 @@ final class PlainRequestRefusal: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: Self.answer))).assumeIsolated()
-            .whenComplete { _ in SocketCloser.close(context) }
+            .whenComplete { _ in
+                context.fireErrorCaught(ServeSeries.HandshakeFailure.plainHTTP)  // counted
+                SocketCloser.close(context)
+            }
     }
 }

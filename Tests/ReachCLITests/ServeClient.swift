@@ -436,6 +436,21 @@ final class ServeClient: @unchecked Sendable {
             print(json.dumps({'status': answer.status,
                               'value': next((float(l.split()[-1]) for l in lines if l.startswith(name + ' ')), None)}))
 
+        def badhello(address):
+            # A TLS record that is no ClientHello, on a TLS port: how many bytes came back before the close.
+            s = socket.create_connection(split(address), timeout=10)
+            s.sendall(b'\x16\x03\x01\x00\x04\x01\x00\x00\x00')
+            data = b''
+            while True:
+                try:
+                    chunk = s.recv(4096)
+                except ConnectionResetError:
+                    break
+                if not chunk:
+                    break
+                data += chunk
+            print(json.dumps({'bytes': len(data)}))
+
         def plainontls(address):
             # A plain HTTP request to a port that serves TLS: the answer's bytes.
             s = socket.create_connection(split(address), timeout=10)

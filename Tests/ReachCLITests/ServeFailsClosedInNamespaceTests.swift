@@ -47,6 +47,16 @@ struct ServeFailsClosedInNamespaceTests {
         // Plain HTTP to the TLS port: a 400 that says why
         let plain = try server.python("plainontls", [server.address])["answer"] as? String ?? ""
         #expect(plain.hasPrefix("HTTP/1.1 400 Bad Request\r\n") && plain.hasSuffix("Client sent an HTTP request to an HTTPS server.\n"))
+
+        // Both counted in the server's own series, as a failed handshake of its kind
+        _ = try server.python("badhello", [server.address])
+        func failures(_ reason: String) throws -> Double? {
+            try server.python(
+                "tlsseries", [server.address, certificates.path("ca.crt"), "-", "-", #"reach_serve_tls_handshake_failures_total{reason="\#(reason)"}"#]
+            )["value"] as? Double
+        }
+        #expect(try failures("plainHTTP") == 1)
+        #expect(try failures("handshake") ?? 0 >= 1)
     }
 
     @Test func aReloadNeverOpensTheServerAndARotatedOrFloodedPasswordFailsClosed() throws {
@@ -102,6 +112,12 @@ struct ServeFailsClosedInNamespaceTests {
         let statuses = flood["statuses"] as? [Int] ?? []
         #expect(statuses.count == 10 && statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(flood)")
         #expect((flood["wrong"] as? [String: Int])?["503"] ?? 0 > 0, "the flood passed the checks that may wait: \(flood)")
+        let busy = try server.python(
+            "tlsseries", [server.address, ca, "prometheus", "third", #"reach_serve_password_checks_total{outcome="busy"}"#])
+        #expect(busy["value"] as? Double ?? 0 > 0, "\(busy)")
+        let refused = try server.python(
+            "tlsseries", [server.address, ca, "prometheus", "third", #"reach_serve_http_requests_total{path="/metrics",code="401"}"#])
+        #expect(refused["value"] as? Double ?? 0 > 0, "\(refused)")
     }
 
     @Test func connectionsThatPipelineWithoutEndTakeTheirTurnBesideAScraper() throws {
