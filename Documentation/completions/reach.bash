@@ -317,9 +317,9 @@ _reach_synthesize() {
 
 _reach_serve() {
     repeating_flags=()
-    non_repeating_flags=(--verbose --version -h --help)
-    repeating_options=(--prohibit)
-    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --listen --request-timeout --max-connections --max-streams --web-config)
+    non_repeating_flags=(--all-flags --verbose --version -h --help)
+    repeating_options=(--prohibit --listen)
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --metrics-path --max-requests --request-timeout --max-connections --max-streams --web-config --log-level --log-format)
     __reach_offer_flags_options -1
 
     # Offer option value completions
@@ -344,6 +344,12 @@ _reach_serve() {
     '--listen')
         return
         ;;
+    '--metrics-path')
+        return
+        ;;
+    '--max-requests')
+        return
+        ;;
     '--request-timeout')
         return
         ;;
@@ -354,6 +360,14 @@ _reach_serve() {
         return
         ;;
     '--web-config')
+        return
+        ;;
+    '--log-level')
+        __reach_add_completions -W 'debug'$'\n''info'$'\n''warn'$'\n''error'
+        return
+        ;;
+    '--log-format')
+        __reach_add_completions -W 'text'$'\n''logfmt'$'\n''json'
         return
         ;;
     esac

@@ -183,6 +183,8 @@ _reach_serve() {
     local -i ret=1
     local -ar ___require=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
+    local -ar ___log_level=('debug' 'info' 'warn' 'error')
+    local -ar ___log_format=('text' 'logfmt' 'json')
     local -ar arg_specs=(
         '*:targets:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
@@ -190,11 +192,16 @@ _reach_serve() {
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
-        '--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 for every interface.]:listen:'
+        '*--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 for every interface; repeat it to listen on several.]:addr\:port:'
+        '--metrics-path[The path of the Prometheus exposition, as node_exporter'\''s --web.telemetry-path.]:metrics-path:'
+        '--max-requests[Scrapes of the metrics path answered at once; one more is answered 503 (0\: no bound), as node_exporter'\''s --web.max-requests.]:max-requests:'
         '--request-timeout[Seconds a client has to send a whole request (and take its answer) before it is closed.]:request-timeout:'
         '--max-connections[Connections open at once; at the bound, the oldest one not yet answered makes room.]:max-connections:'
         '--max-streams[/events streams open at once; one more is answered 503.]:max-streams:'
         '--web-config[A file of TLS and basic authentication settings, as Prometheus'\'' exporters take (tls_server_config, basic_auth_users).]:web-config:'
+        '--all-flags[Also serve reach_target_flags for connectionOnTraffic and connectionOnDemand, which only Apple'\''s on-demand connections set (always 0 here).]'
+        '--log-level[The least level of the server'\''s log lines on stderr\: debug, info, warn or error (--verbose\: debug).]:log-level:{__reach_complete "${___log_level[@]}"}'
+        '--log-format[How log lines are written\: text (reach\: …), logfmt or json, as node_exporter writes its own.]:log-format:{__reach_complete "${___log_format[@]}"}'
         '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'

@@ -75,6 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
         help: "Also serve reach_target_flags for connectionOnTraffic and connectionOnDemand, which only Apple's on-demand connections set (always 0 here).")
     var allFlags = false
 
+    @Option(help: "The least level of the server's log lines on stderr: debug, info, warn or error (--verbose: debug).")
+    var logLevel: LogLevel = .info
+
+    @Option(help: "How log lines are written: text (reach: …), logfmt or json, as node_exporter writes its own.")
+    var logFormat: LineLogHandler.Format = .text
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
@@ -102,14 +108,15 @@ struct ServeCommand: AsyncParsableCommand {
         limits.metricsPath = metricsPath
         let (seconds, attoseconds) = requestTimeout.duration.components
         limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let log = serverLog
         let registry = PrometheusCollectorRegistry()
-        let access = try WebAccess(path: webConfig, whenRead: Self.reloadReport(webConfig, series: registry))
-        access.now.notes.forEach { Output.error("reach: note: \($0)") }
+        let access = try WebAccess(path: webConfig, whenRead: Self.reloadReport(webConfig, series: registry, log: log))
+        access.now.notes.forEach { log.notice("\($0)") }
         Self.allowDescriptors(for: limits)
 
         // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
         MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))
-        let logger = logging.logger
+        let logger = libraryLog
         let watched = try targetOptions.reachabilities(of: parsed, logger: logger)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var validator: ConnectivityValidator?
@@ -129,12 +136,12 @@ struct ServeCommand: AsyncParsableCommand {
         let reloading = Self.reloadOnHangUp(access)
         let scheme = access.now.tls == nil ? "http" : "https"
         let server = ExporterServer(
-            served: served, limits: limits, registry: registry, access: access, logger: logger
+            served: served, limits: limits, registry: registry, access: access, logger: log
         ) { [metricsPath] addresses in
             Self.unblockStopSignals()
             for bound in addresses {
-                Output.error("reach: serving \(scheme)://\(bound)\(metricsPath), /status and /events")
-                Self.warnIfOpen(bound, access.now)
+                log.info("serving \(scheme)://\(bound)\(metricsPath), /status and /events")
+                Self.warnIfOpen(bound, access.now, log: log)
             }
         }
         for address in listen {
@@ -154,13 +161,26 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Says on stderr when the server is reachable from beyond this host without TLS, or without authentication.
-    private static func warnIfOpen(_ address: ListenAddress, _ access: WebAccess.Current) {
+    private static func warnIfOpen(_ address: ListenAddress, _ access: WebAccess.Current, log: Logger) {
         guard !address.isLoopback else { return }
         let missing = [access.tls == nil ? "TLS" : nil, access.authentication == nil ? "authentication" : nil].compactMap { $0 }
         guard !missing.isEmpty else { return }
-        Output.error(
-            "reach: warning: listening on \(address) without \(missing.joined(separator: " or ")): whoever reaches it "
-                + "reads what it serves; --web-config adds them")
+        log.warning(
+            "listening on \(address) without \(missing.joined(separator: " or ")): whoever reaches it reads what it serves; --web-config adds them")
+    }
+
+    /// The server's own log: its lines (serving, reloads, warnings, each answer at debug) at `--log-level`, in
+    /// `--log-format`.
+    private var serverLog: Logger {
+        let level: Logger.Level = logging.verbose ? .debug : logLevel.level
+        return Logger(label: "reach") { [logFormat] _ in LineLogHandler(format: logFormat, level: level) }
+    }
+
+    /// The library's log (the monitor's and the radio reader's work): at debug with `--verbose` or `--log-level debug`,
+    /// else only its warnings, in `--log-format`.
+    private var libraryLog: Logger {
+        let level: Logger.Level = logging.verbose || logLevel == .debug ? .debug : .warning
+        return Logger(label: "reach") { [logFormat] _ in LineLogHandler(format: logFormat, level: level) }
     }
 
     /// SIGHUP reads the web configuration again (as does a new connection that finds a file changed: `WebAccess`).
@@ -175,7 +195,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// What each reading of the web configuration after the first says: renewed certificates serve new connections,
     /// changed users every request. A file that cannot be used, or would take TLS or every user away, is said on
     /// stderr and in `reach_serve_web_config_last_reload_successful` (0), and the server goes on as before.
-    private static func reloadReport(_ path: String?, series: PrometheusCollectorRegistry)
+    private static func reloadReport(_ path: String?, series: PrometheusCollectorRegistry, log: Logger)
         -> @Sendable (WebConfigurationError?) -> Void
     {
         guard let path else { return { _ in } }
@@ -192,11 +212,11 @@ struct ServeCommand: AsyncParsableCommand {
         return { failure in
             if let failure {
                 successful.set(to: 0)
-                Output.error("reach: \(failure); still serving with the configuration read before")
+                log.error("\(failure); still serving with the configuration read before")
             } else {
                 successful.set(to: 1)
                 timestamp.set(to: Double(time(nil)))
-                Output.error("reach: read \(path) again")
+                log.info("read \(path) again")
             }
         }
     }
@@ -243,3 +263,19 @@ enum ServeError: Error, CustomStringConvertible {
         }
     }
 }
+
+/// `--log-level`, as node_exporter's `--log.level` spells it.
+enum LogLevel: String, CaseIterable, ExpressibleByArgument {
+    case debug, info, warn, error
+
+    var level: Logger.Level {
+        switch self {
+        case .debug: .debug
+        case .info: .info
+        case .warn: .warning
+        case .error: .error
+        }
+    }
+}
+
+extension LineLogHandler.Format: ExpressibleByArgument {}

@@ -140,6 +140,25 @@ struct ServeCLITests {
         }
     }
 
+    /// node_exporter's `--log.format` and `--log.level`: one line a message, with `time`, `level` and `msg`.
+    @Test func theLogIsJSONOrLogfmtAtTheLevelAsked() throws {
+        let json = try ServeClient(["127.0.0.1", "--log-format", "json"])
+        defer { json.stop() }
+        let line = try #require(json.errors.lines.first { $0.contains("serving http") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], "\(line)")
+        #expect(object["level"] == "info" && object["msg"]?.hasPrefix("serving http://") == true, "\(object)")
+        #expect(object["time"]?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(object)")
+        _ = try json.request("/status")
+        #expect(!json.errors.lines.contains { $0.contains("GET /status") }, "no debug line at info")
+
+        let logfmt = try ServeClient(["127.0.0.1", "--log-format", "logfmt", "--log-level", "debug"])
+        defer { logfmt.stop() }
+        #expect(logfmt.errors.lines.contains { $0.contains(#" level=info msg="serving http://"#) })
+        _ = try logfmt.request(#"/status?a="b"#)
+        let debug = logfmt.errors.waitForLine(after: 0) { $0.contains("GET /status") }
+        #expect(debug?.contains(#" level=debug msg="GET /status?a=\"b 200, "#) == true, "\(debug ?? "none")")
+    }
+
     @Test(arguments: [SIGTERM, SIGINT])
     func aStopSignalEndsTheStreamsAndExitsZero(signal: Int32) throws {
         let server = try ServeClient(["127.0.0.1"])

@@ -146,7 +146,7 @@ struct ServeTLSInNamespaceTests {
         // that must name prometheus.example, the TLS versions, suites and curves, HTTP/2 (HTTP/1.1 here, said), the five
         // headers, a password and a rate limit of 2 requests, then 1 each 10 s
         func indented(_ file: String) throws -> String {
-            try String(contentsOfFile: certificates.path(file), encoding: .utf8).split(separator: "\n").map { "    \($0)" }
+            try TestFile.text(certificates.path(file)).split(separator: "\n").map { "    \($0)" }
                 .joined(separator: "\n")
         }
         try """
@@ -194,7 +194,7 @@ struct ServeTLSInNamespaceTests {
 
         // Written again without the rate limit and with another password, no SIGHUP: the next connection reads it
         let renewed = try ServeClient.bcrypt("renewed")
-        try String(contentsOfFile: web, encoding: .utf8).replacing(WebConfigurationTests.secretHash, with: renewed)
+        try TestFile.text(web).replacing(WebConfigurationTests.secretHash, with: renewed)
             .replacing("rate_limit:\n  interval: 10s\n  burst: 2", with: "").write(toFile: web, atomically: true, encoding: .utf8)
         #expect(try request("/metrics", client: "client", password: "renewed")["status"] as? Int == 200)
         #expect(server.errors.lines.contains { $0.contains("read \(web) again") })
