@@ -37,6 +37,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var pendingEvents: [Int: String] = [:]
     /// Drops a reader that stays behind for the request timeout.
     private var behind: Scheduled<Void>?
+    /// Whether events were written to the stream and a flush is asked for on the loop's next turn.
+    private var isFlushDue = false
     /// Whether an answer of the metrics path is being written, which counts against `--max-requests`.
     private var holdsScrape = false
 
@@ -73,7 +75,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         endScrape()
         if isSubscribed {
             server.served.unsubscribe(ObjectIdentifier(self))
-            server.connections.endStream(from: peer, now: context.eventLoop.now)
+            server.connections.endStream(from: peer, on: context.eventLoop)
         }
         state = .closed
         server.connections.leave(self)
@@ -334,7 +336,14 @@ final class ConnectionHandler: ChannelInboundHandler {
             }
             return
         }
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(Self.event(record, context)))), promise: nil)
+        // One flush for every event of this loop turn: a turn's step hands each stream many events.
+        guard !isFlushDue else { return }
+        isFlushDue = true
+        context.eventLoop.assumeIsolated().execute {
+            self.isFlushDue = false
+            if case .streaming = self.state { context.flush() }
+        }
     }
 
     /// A reader that caught up gets the changes that waited, in the targets' order.

@@ -24,8 +24,9 @@ final class ConnectionRegistry: @unchecked Sendable {
     private var scrapes = 0
     /// The streams open per client address.
     private var streamsByPeer: [String: Int] = [:]
-    /// When memory was last given back to the system.
+    /// When memory was last given back to the system, and whether it will be again.
     private var trimmed = NIODeadline.distantPast
+    private var isTrimScheduled = false
     private var isStopping = false
     private var stopped: EventLoopPromise<Void>?
     private let connectionsGauge: Gauge
@@ -95,16 +96,25 @@ final class ConnectionRegistry: @unchecked Sendable {
     }
 
     /// Gives the stream place of a client at `peer` back, and the memory freed with it to the system, at most once
-    /// a second: glibc would keep what a stream's backlog freed in its arena, so that many readers dropped for being
-    /// behind would leave the process as large as they made it.
-    func endStream(from peer: String, now: NIODeadline) {
+    /// a second and at the latest a second after the last stream ended: glibc would keep what a stream's backlog freed
+    /// in its arena, so that many readers dropped (or gone) together would leave the process as large as they made it.
+    func endStream(from peer: String, on eventLoop: any EventLoop) {
         streamCount -= 1
         streamsByPeer[peer, default: 1] -= 1
         if streamsByPeer[peer] == 0 { streamsByPeer[peer] = nil }
         streamsGauge.set(to: Double(streamCount))
-        guard now - trimmed >= .seconds(1) else { return }
-        trimmed = now
-        _ = Self.trimHeap?(0)
+        let now = eventLoop.now
+        if now - trimmed >= .seconds(1) {
+            trimmed = now
+            _ = Self.trimHeap?(0)
+        } else if !isTrimScheduled {
+            isTrimScheduled = true
+            eventLoop.assumeIsolated().scheduleTask(deadline: trimmed + .seconds(1)) {
+                self.isTrimScheduled = false
+                self.trimmed = eventLoop.now
+                _ = Self.trimHeap?(0)
+            }
+        }
     }
 
     /// glibc's `malloc_trim`, which its module map leaves out (it is in `malloc.h`); `nil` on another C library.

@@ -1,33 +1,35 @@
-/// The Prometheus text of a registry in a stable order: families by name, and within a gauge's or counter's family
-/// the series by their text, so two hosts' `/metrics` (or two scrapes') differ only where their values do. The
-/// registry keeps families in a dictionary, whose order changes with every process. A histogram's lines keep the
-/// registry's order, which is the order its buckets must have.
+/// The Prometheus text of a registry with its families in name order, so two hosts' `/metrics` (or two scrapes')
+/// list the same families in the same order; the registry keeps them in a dictionary, whose order changes with
+/// every process. A family's lines stay as the registry wrote them (a histogram's must). One pass over the bytes and a
+/// sort of the few dozen families: with 1,000 targets, a sort of every line took a debug build 0.1 s a scrape.
 enum ExpositionOrder {
-    /// `exposition` with its families and series in order.
+    /// `exposition` with its families in name order.
     static func sorted(_ exposition: [UInt8]) -> [UInt8] {
-        var families: [(name: Substring, header: [Substring], samples: [Substring], keepsOrder: Bool)] = []
-        let text = String(decoding: exposition, as: UTF8.self)
-        for line in text.split(separator: "\n") {
-            if line.hasPrefix("# HELP ") || line.hasPrefix("# TYPE ") {
-                let name = line.dropFirst(7).prefix { $0 != " " }
-                if families.last?.name != name { families.append((name, [], [], false)) }
-                families[families.count - 1].header.append(line)
-                if line.hasPrefix("# TYPE "), line.hasSuffix(" histogram") || line.hasSuffix(" summary") {
-                    families[families.count - 1].keepsOrder = true
+        // Each family: its name and the range of its lines, from its first `# HELP` or `# TYPE` line.
+        var families: [(name: ArraySlice<UInt8>, range: Range<Int>)] = []
+        var lineStart = 0
+        let hash = UInt8(ascii: "#"), newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+        while lineStart < exposition.count {
+            let lineEnd = exposition[lineStart...].firstIndex(of: newline).map { $0 + 1 } ?? exposition.count
+            if exposition[lineStart] == hash, lineEnd - lineStart > 7 {
+                // `# HELP name …` or `# TYPE name …`: the name starts at the 8th byte
+                let nameStart = lineStart + 7
+                let nameEnd = exposition[nameStart..<lineEnd].firstIndex { $0 == space || $0 == newline } ?? lineEnd
+                let name = exposition[nameStart..<nameEnd]
+                if families.last?.name.elementsEqual(name) != true {
+                    families.append((name, lineStart..<lineEnd))
                 }
-            } else if !families.isEmpty {
-                families[families.count - 1].samples.append(line)
-            } else {
-                families.append(("", [], [line], true))  // a sample before any header: kept first, as it came
             }
+            if families.isEmpty {
+                families.append(([], lineStart..<lineEnd))  // lines before any header keep their place, first
+            }
+            families[families.count - 1].range = families[families.count - 1].range.lowerBound..<lineEnd
+            lineStart = lineEnd
         }
         var result: [UInt8] = []
         result.reserveCapacity(exposition.count)
-        for family in families.sorted(by: { $0.name < $1.name }) {
-            for line in family.header + (family.keepsOrder ? family.samples : family.samples.sorted()) {
-                result.append(contentsOf: line.utf8)
-                result.append(UInt8(ascii: "\n"))
-            }
+        for family in families.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
+            result.append(contentsOf: exposition[family.range])
         }
         return result
     }

@@ -451,6 +451,74 @@ final class ServeClient: @unchecked Sendable {
                 data += chunk
             print(json.dumps({'bytes': len(data)}))
 
+        def slowreaders(address, count, seconds):
+            # `count` /events readers from 4 loopback addresses, each with a 4 KiB receive buffer, reading 256 bytes
+            # from each ready one every 0.5 s, for `seconds`, while another client scrapes /metrics every 0.2 s: how
+            # many streams opened, how many the server closed, and the scrapes' times.
+            import selectors, threading
+            count, seconds = int(count), float(seconds)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (count * 2 + 512, count * 2 + 512))
+            host, port = split(address)
+            selector, opened, refused = selectors.DefaultSelector(), 0, 0
+            for index in range(count):
+                s = socket.socket()
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                s.bind(('127.0.0.%d' % (2 + index % 4), 0))
+                s.connect((host, port))
+                s.sendall(b'GET /events HTTP/1.1\r\nHost: x\r\n\r\n')
+                head = s.recv(12)
+                if head.startswith(b'HTTP/1.1 200'):
+                    opened += 1
+                    s.setblocking(False)
+                    selector.register(s, selectors.EVENT_READ)
+                else:
+                    refused += 1
+                    s.close()
+            times, stop = [], [False]
+            def scraper():
+                while not stop[0]:
+                    began = time.time()
+                    connection = http.client.HTTPConnection(host, port, timeout=30)
+                    connection.request('GET', '/metrics')
+                    connection.getresponse().read()
+                    times.append((time.time() - began, round(began - start, 1)))
+                    time.sleep(0.2)
+            start = time.time()
+            thread = threading.Thread(target=scraper)
+            thread.start()
+            fast, fastBytes = socket.create_connection((host, port)), [0]
+            fast.sendall(b'GET /events HTTP/1.1\r\nHost: x\r\n\r\n')
+            def fastreader():
+                fast.settimeout(1)
+                while not stop[0]:
+                    try:
+                        fastBytes[0] += len(fast.recv(65536))
+                    except socket.timeout:
+                        pass
+            fastthread = threading.Thread(target=fastreader)
+            fastthread.start()
+            closed, end = 0, time.time() + seconds
+            while time.time() < end:
+                for key, _ in selector.select(timeout=0):
+                    try:
+                        data = key.fileobj.recv(256)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b''
+                    if not data:
+                        closed += 1
+                        selector.unregister(key.fileobj)
+                        key.fileobj.close()
+                time.sleep(0.5)
+            stop[0] = True
+            thread.join()
+            fastthread.join()
+            times.sort()
+            print(json.dumps({'opened': opened, 'refused': refused, 'fastBytes': fastBytes[0], 'scrapes': len(times),
+                              'p50': times[len(times) // 2][0], 'p99': times[int(len(times) * 0.99)][0],
+                              'slowest': times[-1]}))
+
         def plainontls(address):
             # A plain HTTP request to a port that serves TLS: the answer's bytes.
             s = socket.create_connection(split(address), timeout=10)
