@@ -21,7 +21,10 @@ enum BlockMapping: Equatable {
     /// Parses `text`; an empty document is an empty mapping.
     static func parse(_ text: String) throws(Error) -> [String: BlockMapping] {
         var lines: [Line] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift: split on it as on "\n" (a file written on Windows).
+        for (index, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .enumerated()
+        {
             let number = index + 1
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let content = try withoutComment(line, number)

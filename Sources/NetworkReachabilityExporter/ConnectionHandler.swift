@@ -75,10 +75,10 @@ final class ConnectionHandler: ChannelInboundHandler {
         endScrape()
         if isSubscribed {
             server.served.unsubscribe(ObjectIdentifier(self))
-            server.connections.endStream(from: peer, on: context.eventLoop)
+            server.connections.endStream(from: peer)
         }
         state = .closed
-        server.connections.leave(self)
+        server.connections.leave(self, on: context.eventLoop)
         self.context = nil
         context.fireChannelInactive()
     }
@@ -141,7 +141,9 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard !Self.announcesBody(head) else {
             return send(.badRequest, text: "a GET or HEAD carries no body\n", to: head, closing: true, context: context)
         }
-        // The configuration of now, not of the connection's opening: a revoked password stops at once.
+        // The configuration of now, read again if its file changed, not of the connection's opening: a password
+        // revoked in the file stops at once, also on a connection kept alive from before.
+        server.access.reloadIfChanged()
         let access = server.access.now
         if let limit = access.rateLimit, !limit.admits() {
             return send(.tooManyRequests, text: "too many requests\n", to: head, context: context)

@@ -39,8 +39,10 @@ package struct ListenAddress: Sendable, CustomStringConvertible {
         self.port = number
     }
 
-    /// Whether only this host can reach it: `127.0.0.0/8` or `::1`.
-    package var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
+    /// Whether only this host can reach it: `127.0.0.0/8`, `::1`, or `127.0.0.0/8` mapped into IPv6.
+    package var isLoopback: Bool {
+        host.hasPrefix("127.") || host == "::1" || host.lowercased().hasPrefix("::ffff:127.")
+    }
 
     /// `127.0.0.1:9464` or `[::1]:9464`.
     package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

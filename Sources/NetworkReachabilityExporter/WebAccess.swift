@@ -5,8 +5,8 @@ import NetworkReachabilityPOSIX
 
 /// Who may talk to `reach serve`, and how it answers, from its web configuration: the TLS every new connection is
 /// wrapped in, the users a request must be one of, the paths that need none, the headers of every answer and the
-/// rate limit. Read at start, again on SIGHUP (``reload()``), and again when a new connection finds the file or a
-/// certificate or key it names changed (``reloadIfChanged()``), as exporter-toolkit reads it per request. A
+/// rate limit. Read at start, again on SIGHUP (``reload()``), and again when a request or a new connection finds the
+/// file or a certificate or key it names changed (``reloadIfChanged()``), as exporter-toolkit reads it per request. A
 /// connection takes the TLS current when it opens, so certificates that were renewed serve the next connection;
 /// each request is checked against the users current when it arrives, so a revoked or rotated password stops working
 /// at once, also on a connection kept alive from before.

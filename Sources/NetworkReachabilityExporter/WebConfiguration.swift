@@ -272,6 +272,12 @@ struct WebConfiguration: Sendable, Equatable {
             }
             apply(version)
         }
+        let order = TLSVersion.allCases
+        if let maximum = tls.maximumVersion, order.firstIndex(of: maximum)! < order.firstIndex(of: tls.minimumVersion)! {
+            throw WebConfigurationError(
+                path: path,
+                reason: "tls_server_config.max_version \(maximum.rawValue) is below min_version \(tls.minimumVersion.rawValue)")
+        }
         tls.cipherSuites = try codes(settings["cipher_suites"], in: Self.cipherSuites, at: "tls_server_config.cipher_suites")
         tls.curves = try codes(settings["curve_preferences"], in: Self.curves, at: "tls_server_config.curve_preferences")
         // Go's field has had no effect since Go 1.18 (its server chooses), nor has it here: BoringSSL's server chooses.

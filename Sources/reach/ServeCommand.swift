@@ -259,6 +259,8 @@ enum ServeError: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
+        case .cannotListen(let address, let error as IOError):
+            "cannot listen on \(address): \(String(cString: strerror(error.errnoCode)))"
         case .cannotListen(let address, let error): "cannot listen on \(address): \(error)"
         }
     }

@@ -178,7 +178,7 @@ struct ServeCLITests {
         #expect(result.standardOutput.isEmpty)
         let lines = result.standardError.split(separator: "\n")
         #expect(lines.count == 1)
-        #expect(lines.first?.hasPrefix("reach: cannot listen on \(server.address)") == true)
+        #expect(lines.first == "reach: cannot listen on \(server.address): Address already in use", "\(lines)")
     }
 }
 

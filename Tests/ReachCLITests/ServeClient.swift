@@ -532,8 +532,8 @@ final class ServeClient: @unchecked Sendable {
             print(json.dumps({'answer': data.decode(errors='replace')}))
 
         def rotate(address, ca, user, old, new, pid, web, changed):
-            # On one kept-alive connection: the old password, then (after `changed` replaced `web` and SIGHUP read it)
-            # the old password again; and how long an unknown user and a known user's wrong password take.
+            # On one kept-alive connection: the old password, then (after `changed` replaced `web` and SIGHUP read it,
+            # or with `pid` 0 nothing else) the old password again; and how long an unknown user and a known user's wrong password take.
             import base64, ssl, shutil, signal
             context = ssl.create_default_context(cafile=ca)
             def auth(password, name=user):
@@ -552,8 +552,9 @@ final class ServeClient: @unchecked Sendable {
             unknown = sorted(timed('x', 'nobody-%d' % i) for i in range(7))[3]
             known = sorted(timed('x', user) for _ in range(7))[3]
             shutil.copyfile(changed, web)
-            os.kill(int(pid), signal.SIGHUP)
-            deadline = time.time() + 10
+            if pid != '0':  # '0': no SIGHUP and no new connection: the kept-alive one's next request must read it
+                os.kill(int(pid), signal.SIGHUP)
+            deadline = time.time() + (10 if pid != '0' else 0)
             while time.time() < deadline:
                 if ask(http.client.HTTPSConnection(*split(address), timeout=10, context=context), new) == 200:
                     break

@@ -121,6 +121,13 @@ struct ServeFailsClosedInNamespaceTests {
         let refused = try server.python(
             "tlsseries", [server.address, ca, "prometheus", "third", #"reach_serve_http_requests_total{path="/metrics",code="401"}"#])
         #expect(refused["value"] as? Double ?? 0 > 0, "\(refused)")
+
+        // Rotated by editing the file alone (no SIGHUP, no new connection): the kept-alive connection's next request
+        // reads it, as exporter-toolkit reads the file per request
+        let fourth = certificates.path("fourth.yml")
+        try Self.webConfiguration(users: try ServeClient.bcrypt("fourth")).write(toFile: fourth, atomically: true, encoding: .utf8)
+        let edited = try server.python("rotate", [server.address, ca, "prometheus", "third", "fourth", "0", web, fourth])
+        #expect(edited["before"] as? Int == 200 && edited["after"] as? Int == 401 && edited["new"] as? Int == 200, "\(edited)")
     }
 
     @Test func connectionsThatPipelineWithoutEndTakeTheirTurnBesideAScraper() throws {

@@ -81,6 +81,15 @@ struct WebConfigurationTests {
         #expect(WebConfiguration.goDuration("1h2m") == .seconds(3720) && WebConfiguration.goDuration("5") == nil)
     }
 
+    @Test func aFileWrittenOnWindowsIsReadAsTheSame() throws {
+        let text = "tls_server_config:\n  cert_file: 'a.crt'\n  key_file: b.key\nbasic_auth_users:\n  prometheus: \(Self.secretHash)\n"
+        let path = try Self.write(text.replacing("\n", with: "\r\n"))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        let configuration = try WebConfiguration(path: path)
+        #expect(configuration.users == ["prometheus": Self.secretHash])
+        #expect(configuration.tls?.certificate == .file((path as NSString).deletingLastPathComponent + "/a.crt"))
+    }
+
     @Test(arguments: [
         ("tls_server_config:\n  cert_file: a.crt\n", "needs cert_file and key_file"),
         ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n", "client_auth_type must be one of"),
@@ -107,6 +116,7 @@ struct WebConfigurationTests {
         ("basic_auth_users:\n  - prometheus: x\n", "line 2: only lists of plain or quoted values"),
         ("tls_server_config:\n  key: |\n      a\n    b\n", "line 4: indented less than its block's first line"),
         ("basic_auth_excluded_paths: [/a, , /b]\n", "an empty item in a list"),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS12\n", "max_version TLS12 is below min_version TLS13"),
         ("basic_auth_users:\n  prometheus: plaintext\n", "is not a bcrypt hash"),
         ("basic_auth_users:\n  - prometheus\n", "basic_auth_users must be a mapping"),
         ("tls_server_config: {cert_file: a}\n", "line 1: only plain or quoted values"),
