@@ -115,7 +115,10 @@ final class ConnectionRegistry: @unchecked Sendable {
             _ = Self.trimHeap?(0)
         } else if !isTrimScheduled {
             isTrimScheduled = true
-            eventLoop.assumeIsolated().scheduleTask(deadline: trimmed + .seconds(1)) {
+            // Weak: a loop that never runs the task (an embedded one in tests) must not keep itself and the
+            // registry alive through it.
+            eventLoop.assumeIsolated().scheduleTask(deadline: trimmed + .seconds(1)) { [weak self, weak eventLoop] in
+                guard let self, let eventLoop else { return }
                 self.isTrimScheduled = false
                 self.trimmed = eventLoop.now
                 _ = Self.trimHeap?(0)

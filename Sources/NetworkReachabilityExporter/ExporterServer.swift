@@ -105,7 +105,9 @@ package final class ExporterServer: Service, @unchecked Sendable {
         }
         process.update()
         let body = ByteBuffer(bytes: ExpositionOrder.sorted(registry.emitToBuffer()))
-        rendered = (now, served.changesShown, body)
+        // Its life counts from the rendering's end: one that took longer than its life would otherwise serve none
+        // of the requests waiting behind it, and each would render again (16 under AddressSanitizer, 1,001 targets).
+        rendered = (served.eventLoop.now, served.changesShown, body)
         return body
     }
 

@@ -5,32 +5,34 @@
 enum ExpositionOrder {
     /// `exposition` with its families in name order.
     static func sorted(_ exposition: [UInt8]) -> [UInt8] {
-        // Each family: its name and the range of its lines, from its first `# HELP` or `# TYPE` line.
-        var families: [(name: ArraySlice<UInt8>, range: Range<Int>)] = []
-        var lineStart = 0
-        let hash = UInt8(ascii: "#"), newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
-        while lineStart < exposition.count {
-            let lineEnd = exposition[lineStart...].firstIndex(of: newline).map { $0 + 1 } ?? exposition.count
-            if exposition[lineStart] == hash, lineEnd - lineStart > 7 {
-                // `# HELP name …` or `# TYPE name …`: the name starts at the 8th byte
-                let nameStart = lineStart + 7
-                let nameEnd = exposition[nameStart..<lineEnd].firstIndex { $0 == space || $0 == newline } ?? lineEnd
-                let name = exposition[nameStart..<nameEnd]
-                if families.last?.name.elementsEqual(name) != true {
-                    families.append((name, lineStart..<lineEnd))
+        exposition.withUnsafeBufferPointer { bytes in
+            // Each family: the range of its name and of its lines, from its first `# HELP` or `# TYPE` line.
+            var families: [(name: Range<Int>, lines: Range<Int>)] = []
+            let hash = UInt8(ascii: "#"), newline = UInt8(ascii: "\n"), space = UInt8(ascii: " ")
+            var lineStart = 0
+            while lineStart < bytes.count {
+                var lineEnd = lineStart
+                while lineEnd < bytes.count && bytes[lineEnd] != newline { lineEnd += 1 }
+                lineEnd = min(lineEnd + 1, bytes.count)
+                if bytes[lineStart] == hash, lineEnd - lineStart > 7 {
+                    // `# HELP name …` or `# TYPE name …`: the name starts at the 8th byte
+                    var nameEnd = lineStart + 7
+                    while nameEnd < lineEnd && bytes[nameEnd] != space && bytes[nameEnd] != newline { nameEnd += 1 }
+                    let name = (lineStart + 7)..<nameEnd
+                    if families.last.map({ !bytes[$0.name].elementsEqual(bytes[name]) }) ?? true {
+                        families.append((name, lineStart..<lineEnd))
+                    }
                 }
+                if families.isEmpty { families.append((0..<0, lineStart..<lineEnd)) }  // lines before any header: first
+                families[families.count - 1].lines = families[families.count - 1].lines.lowerBound..<lineEnd
+                lineStart = lineEnd
             }
-            if families.isEmpty {
-                families.append(([], lineStart..<lineEnd))  // lines before any header keep their place, first
+            var result: [UInt8] = []
+            result.reserveCapacity(bytes.count)
+            for family in families.sorted(by: { bytes[$0.name].lexicographicallyPrecedes(bytes[$1.name]) }) {
+                result.append(contentsOf: bytes[family.lines])
             }
-            families[families.count - 1].range = families[families.count - 1].range.lowerBound..<lineEnd
-            lineStart = lineEnd
+            return result
         }
-        var result: [UInt8] = []
-        result.reserveCapacity(exposition.count)
-        for family in families.sorted(by: { $0.name.lexicographicallyPrecedes($1.name) }) {
-            result.append(contentsOf: exposition[family.range])
-        }
-        return result
     }
 }
