@@ -27,7 +27,8 @@ package final class ExporterServer: Service, @unchecked Sendable {
     private var channels: [any Channel] = []
     /// The addresses bound, as ``bind(_:)`` returned.
     private var bound: [ListenAddress] = []
-    /// The last rendering of `/metrics`: when, at which count of changes shown, and its text.
+    /// The last rendering of `/metrics`: when, at which count of changes shown and readings of the web configuration,
+    /// and its text.
     private var rendered: (at: NIODeadline, changes: Int, body: ByteBuffer)?
     /// Called once, from ``run()``, when the server is listening and its service group has trapped its signals.
     private let whenServing: @Sendable ([ListenAddress]) -> Void
@@ -96,18 +97,19 @@ package final class ExporterServer: Service, @unchecked Sendable {
     /// One rendering serves every `/metrics` request for ``renderingLife`` unless a target changed meanwhile: clients
     /// that pipeline scrapes without end then cost a copy each, not a rendering: beside 8 of them, another scrape
     /// takes 0.3 s at the median where it took 1.6 s (a debug build on 2 busy cores,
-    /// `ServeFailsClosedInNamespaceTests`). The targets' series are always current; the process's and the library's
-    /// counters may be that much older.
+    /// `ServeFailsClosedInNamespaceTests`). The targets' series and the web configuration's reload series are always
+    /// current; the process's and the library's counters may be that much older.
     func metricsExposition() -> ByteBuffer {
         let now = served.eventLoop.now
-        if let rendered, rendered.changes == served.changesShown, now - rendered.at < Self.renderingLife {
+        let changes = served.changesShown &+ access.readCount
+        if let rendered, rendered.changes == changes, now - rendered.at < Self.renderingLife {
             return rendered.body
         }
         process.update()
         let body = ByteBuffer(bytes: ExpositionOrder.sorted(registry.emitToBuffer()))
         // Its life counts from the rendering's end: one that took longer than its life would otherwise serve none
         // of the requests waiting behind it, and each would render again (16 under AddressSanitizer, 1,001 targets).
-        rendered = (served.eventLoop.now, served.changesShown, body)
+        rendered = (served.eventLoop.now, changes, body)
         return body
     }
 

@@ -35,6 +35,7 @@ package final class WebAccess: Sendable {
         var files: [String]
         var versions: [[Int64]?]
     }
+    private let readings = NIOLockedValueBox(0)
     /// Told the outcome of every reading after the first: `nil` when it is served, else why not.
     private let whenRead: @Sendable (WebConfigurationError?) -> Void
 
@@ -62,8 +63,13 @@ package final class WebAccess: Sendable {
     package func reload() -> WebConfigurationError? {
         let failure = read()
         whenRead(failure)
+        readings.withLockedValue { $0 += 1 }
         return failure
     }
+
+    /// How many times the file was read again (successfully or not), each after `whenRead` heard of it: a rendering
+    /// of `/metrics` made before the last is not served again, so the reload series are always current.
+    var readCount: Int { readings.withLockedValue { $0 } }
 
     /// Reads the file again when it, or a certificate, key or CA file it names, changed since the last reading (one
     /// `stat` a file), successful or not: a file that cannot be used is tried again only once it changes again.
@@ -75,7 +81,10 @@ package final class WebAccess: Sendable {
             state.versions = versions  // tried once per change, also when it fails
             return true
         }
-        if changed { whenRead(read()) }
+        if changed {
+            whenRead(read())
+            readings.withLockedValue { $0 += 1 }
+        }
     }
 
     private func read() -> WebConfigurationError? {
