@@ -37,15 +37,9 @@ final class ConnectionRegistry: @unchecked Sendable {
         self.limits = limits
         connectionsGauge = registry.gauge("reach_serve_connections", help: "HTTP connections open now.")
         streamsGauge = registry.gauge("reach_serve_event_streams", help: "/events streams open now.")
-        closed = Dictionary(
-            uniqueKeysWithValues: CloseReason.allCases.map { reason in
-                (
-                    reason,
-                    registry.counter(
-                        "reach_serve_closed_connections_total", labels: [("reason", reason.rawValue)],
-                        help: "Connections the server closed: timeout, limit (connection bound) or slowReader (/events).")
-                )
-            })
+        closed = registry.counters(
+            "reach_serve_closed_connections_total", label: "reason", for: CloseReason.allCases,
+            help: "Connections the server closed: timeout, limit (connection bound) or slowReader (/events).")
     }
 
     /// Takes a place for an answer of the metrics path; `false` when `--max-requests` are being answered.

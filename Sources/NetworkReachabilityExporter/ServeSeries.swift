@@ -17,37 +17,25 @@ final class ServeSeries {
     }
 
     /// What a password check found: a label of `reach_serve_password_checks_total`.
-    enum CheckOutcome: String {
+    enum CheckOutcome: String, CaseIterable {
         case passed, refused, busy
     }
 
     private let registry: PrometheusCollectorRegistry
     private let metricsPath: String
     private var answers: [String: Counter] = [:]
-    private let checks: [String: Counter]
+    private let checks: [CheckOutcome: Counter]
     private let failures: [HandshakeFailure: Counter]
 
     init(registry: PrometheusCollectorRegistry, metricsPath: String) {
         self.registry = registry
         self.metricsPath = metricsPath
-        checks = Dictionary(
-            uniqueKeysWithValues: ["passed", "refused", "busy"].map { outcome in
-                (
-                    outcome,
-                    registry.counter(
-                        "reach_serve_password_checks_total", labels: [("outcome", outcome)],
-                        help: "Requests whose password was checked: passed, refused (401) or busy (too many waiting: 503).")
-                )
-            })
-        failures = Dictionary(
-            uniqueKeysWithValues: HandshakeFailure.allCases.map { reason in
-                (
-                    reason,
-                    registry.counter(
-                        "reach_serve_tls_handshake_failures_total", labels: [("reason", reason.rawValue)],
-                        help: "TLS connections closed before a request: handshake, clientName (client_allowed_sans) or plainHTTP.")
-                )
-            })
+        checks = registry.counters(
+            "reach_serve_password_checks_total", label: "outcome", for: CheckOutcome.allCases,
+            help: "Requests whose password was checked: passed, refused (401) or busy (too many waiting: 503).")
+        failures = registry.counters(
+            "reach_serve_tls_handshake_failures_total", label: "reason", for: HandshakeFailure.allCases,
+            help: "TLS connections closed before a request: handshake, clientName (client_allowed_sans) or plainHTTP.")
     }
 
     /// Counts an answer to `path` with `status`; a path the server does not serve counts as `other`, so that a
@@ -65,7 +53,7 @@ final class ServeSeries {
 
     /// Counts a password check's outcome.
     func checked(_ outcome: CheckOutcome) {
-        checks[outcome.rawValue]?.increment()
+        checks[outcome]?.increment()
     }
 
     /// Counts a TLS connection that ended before a request.

@@ -61,10 +61,7 @@ package final class WebAccess: Sendable {
     /// server further; only a restart with the new file does.
     @discardableResult
     package func reload() -> WebConfigurationError? {
-        let failure = read()
-        whenRead(failure)
-        readings.withLockedValue { $0 += 1 }
-        return failure
+        readAndTell()
     }
 
     /// How many times the file was read again (successfully or not), each after `whenRead` heard of it: a rendering
@@ -81,10 +78,16 @@ package final class WebAccess: Sendable {
             state.versions = versions  // tried once per change, also when it fails
             return true
         }
-        if changed {
-            whenRead(read())
-            readings.withLockedValue { $0 += 1 }
-        }
+        if changed { readAndTell() }
+    }
+
+    /// Reads the file, tells `whenRead`, then counts the reading.
+    @discardableResult
+    private func readAndTell() -> WebConfigurationError? {
+        let failure = read()
+        whenRead(failure)
+        readings.withLockedValue { $0 += 1 }
+        return failure
     }
 
     private func read() -> WebConfigurationError? {
