@@ -171,16 +171,15 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// The server's own log: its lines (serving, reloads, warnings, each answer at debug) at `--log-level`, in
     /// `--log-format`.
-    private var serverLog: Logger {
-        let level: Logger.Level = logging.verbose ? .debug : logLevel.level
-        return Logger(label: "reach") { [logFormat] _ in LineLogHandler(format: logFormat, level: level) }
-    }
+    private var serverLog: Logger { log(at: logging.verbose ? .debug : logLevel.level) }
 
     /// The library's log (the monitor's and the radio reader's work): at debug with `--verbose` or `--log-level debug`,
     /// else only its warnings, in `--log-format`.
-    private var libraryLog: Logger {
-        let level: Logger.Level = logging.verbose || logLevel == .debug ? .debug : .warning
-        return Logger(label: "reach") { [logFormat] _ in LineLogHandler(format: logFormat, level: level) }
+    private var libraryLog: Logger { log(at: logging.verbose || logLevel == .debug ? .debug : .warning) }
+
+    /// A logger of `level` and up, in `--log-format`, to stderr.
+    private func log(at level: Logger.Level) -> Logger {
+        Logger(label: "reach") { [logFormat] _ in LineLogHandler(format: logFormat, level: level) }
     }
 
     /// SIGHUP reads the web configuration again (as does a new connection that finds a file changed: `WebAccess`).
