@@ -9,8 +9,10 @@ import NIOSSL
 /// A connection is waiting (for a request), answering, or streaming events. A request is answered as soon as its
 /// head has arrived: no endpoint takes a body, so one that announces a body is answered 400 and closed at once,
 /// never waited for. One deadline covers waiting and answering: the request head and its answer must be done within
-/// the request timeout of the connection's opening or of its previous answer's end. A stream has no deadline; its
-/// reader is dropped when it falls too far behind.
+/// the request timeout of the connection's opening or of its previous answer's end. A connection has one answer in
+/// flight, as Go's net/http serves one: a pipelined request is answered once the answer before it is in the socket,
+/// so a client that pipelines without reading holds one answer's memory and at most one of `--max-requests`. A stream
+/// has no deadline; its reader is dropped when it falls too far behind.
 final class ConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -41,6 +43,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var isFlushDue = false
     /// Whether an answer of the metrics path is being written, which counts against `--max-requests`.
     private var holdsScrape = false
+    /// Whether an answer's end was handed to the channel and is not yet in the socket.
+    private var isWriting = false
+    /// A pipelined request that arrived while the answer before it was being written: answered once it is.
+    private var nextRequest: HTTPRequestHead?
 
     init(server: ExporterServer) {
         self.server = server
@@ -87,9 +93,19 @@ final class ConnectionHandler: ChannelInboundHandler {
         // Answered on its head: a body is never waited for (one that is announced is refused in `answer`).
         guard case .head(let head) = unwrapInboundIn(data), case .waiting(let since) = state else { return }
         state = .answering(since: since)
-        // On the loop's next turn, not now: NIO hands a pipelined request over as soon as the last answer is
-        // written, so answering at once would answer a connection's whole backlog in one turn while the others wait.
-        // Deferred, each connection gets one answer a turn, and a new one's first request is not behind another's.
+        // NIO hands a pipelined request over as soon as the last answer's end is handed on, not once it is in the
+        // socket: it waits for that here, so answers of a client that does not read never pile up in the channel.
+        guard !isWriting else {
+            nextRequest = head
+            return
+        }
+        answerOnNextTurn(head, context: context)
+    }
+
+    /// Answers on the loop's next turn, not now: answering at once would answer a pipelining connection's whole
+    /// backlog in one turn while the others wait. Deferred, each connection gets one answer a turn, and a new one's
+    /// first request is not behind another's.
+    private func answerOnNextTurn(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         context.eventLoop.assumeIsolated().execute {
             guard case .answering = self.state, self.context != nil else { return }
             self.answer(head, context: context)
@@ -239,9 +255,15 @@ final class ConnectionHandler: ChannelInboundHandler {
         // over as the end passes, and an answer the client does not take is then closed at the request timeout.
         let stays = keepAlive && { if case .answering = state { true } else { false } }()
         if stays { wait(context: context) }
+        isWriting = true
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
+            self.isWriting = false
             self.endScrape()
             guard case .success = result, stays else { return context.close(promise: nil) }
+            if let next = self.nextRequest {
+                self.nextRequest = nil
+                self.answerOnNextTurn(next, context: context)
+            }
         }
     }
 

@@ -419,6 +419,34 @@ final class ServeClient: @unchecked Sendable {
             print(json.dumps({'opened': opened[0], 'open': len(selector.get_map()),
                               'connections': value('reach_serve_connections'), 'descriptors': value('process_open_fds')}))
 
+        def tlspipeliners(address, ca, count, seconds, pid):
+            # `count` TLS clients with small receive buffers that pipeline GET /metrics as fast as the server takes
+            # them, for `seconds`, and never read: how many requests they sent, and the server's resident memory
+            # (KiB, /proc/`pid`) before they began and while they are all still open.
+            import ssl
+            def resident():
+                with open(f'/proc/{pid}/status') as status:
+                    return int(next(l for l in status if l.startswith('VmRSS:')).split()[1])
+            before, context = resident(), ssl.create_default_context(cafile=ca)
+            host, port = split(address)
+            batch, sent, clients = b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n' * 100, 0, []
+            for _ in range(int(count)):
+                raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                raw.connect((host, port))
+                clients.append(context.wrap_socket(raw, server_hostname='localhost'))
+                clients[-1].setblocking(False)
+            end = time.time() + float(seconds)
+            while time.time() < end:
+                for client in clients:
+                    try:
+                        client.send(batch)
+                        sent += 100
+                    except (ssl.SSLWantWriteError, BlockingIOError):
+                        pass
+                time.sleep(0.01)
+            print(json.dumps({'sent': sent, 'before': before, 'during': resident()}))
+
         def sock_closed(sock):
             import ssl
             try:
@@ -630,45 +658,59 @@ final class ServeClient: @unchecked Sendable {
 
         def pipeliners(address, count, scrapes):
             # `count` processes (not threads: the scraper must not wait for Python's lock) each pipeline 50
-            # GET /metrics at a time without end on a connection, reading every answer, while this one scrapes
-            # `scrapes` times on new connections: how long its scrapes took, and how many answers the others read.
+            # GET /metrics at a time without end on a connection with a small receive buffer, reading every answer,
+            # while this one scrapes `scrapes` times on new connections: how long its scrapes took, and what the
+            # others were answered (200 or 503) and how many of them were ended (each says why on stderr).
             import multiprocessing
             host, port = split(address)
             batch = b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n' * 50
-            answered = multiprocessing.Value('i', 0)
+            answered, refused, ended = (multiprocessing.Value('i', 0) for _ in range(3))
+            def end(why):
+                print(f'a pipelining connection ended: {why}', file=sys.stderr, flush=True)
+                with ended.get_lock():
+                    ended.value += 1
             def pipeliner():
                 try:
-                    s = socket.create_connection((host, port), timeout=30)
+                    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                    s.settimeout(30)
+                    s.connect((host, port))
                     while True:
                         s.sendall(batch)
                         seen, tail = 0, b''
                         while seen < 50:
                             chunk = s.recv(1 << 16)
                             if not chunk:
-                                return
-                            seen += (tail + chunk).count(b'HTTP/1.1 200')
-                            tail = chunk[-16:]
-                        with answered.get_lock():
-                            answered.value += seen
-                except OSError:
-                    pass
+                                return end('closed by the server')
+                            text = tail + chunk
+                            ok, unavailable = text.count(b'HTTP/1.1 200'), text.count(b'HTTP/1.1 503')
+                            seen += ok + unavailable
+                            tail = chunk[-11:]  # shorter than a status line: none is counted twice
+                            with answered.get_lock():
+                                answered.value += ok
+                            with refused.get_lock():
+                                refused.value += unavailable
+                except OSError as error:
+                    end(error)
             workers = [multiprocessing.get_context('fork').Process(target=pipeliner, daemon=True) for _ in range(int(count))]
             for worker in workers:
                 worker.start()
             time.sleep(0.5)
-            latencies = []
+            latencies, statuses = [], {}
             for _ in range(int(scrapes)):
                 started = time.time()
                 connection = http.client.HTTPConnection(host, port, timeout=30)
                 connection.request('GET', '/metrics')
-                connection.getresponse().read()
+                response = connection.getresponse()
+                response.read()
+                statuses[str(response.status)] = statuses.get(str(response.status), 0) + 1
                 connection.close()
                 latencies.append(time.time() - started)
             for worker in workers:
                 worker.kill()
             latencies.sort()
-            print(json.dumps({'median': latencies[len(latencies) // 2], 'slowest': latencies[-1],
-                              'pipelinedAnswers': answered.value}))
+            print(json.dumps({'median': latencies[len(latencies) // 2], 'slowest': latencies[-1], 'statuses': statuses,
+                              'pipelinedAnswers': answered.value, 'pipelined503': refused.value, 'ended': ended.value}))
 
         def churnscrape(address, seconds, timeout='10'):
             # Scrapes /metrics every 100 ms for `seconds`: how long each took; one that takes over `timeout` fails.
