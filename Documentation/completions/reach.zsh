@@ -192,7 +192,7 @@ _reach_serve() {
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach_complete "${___prohibit[@]}"}'
-        '*--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 for every interface; repeat it to listen on several.]:addr\:port:'
+        '*--listen[Address and port to listen on\: 127.0.0.1\:9464, \[\:\:1\]\:9464, 0.0.0.0\:9464 or \:9464 (both families) for every interface; repeat it to listen on several.]:addr\:port:'
         '--metrics-path[The path of the Prometheus exposition, as node_exporter'\''s --web.telemetry-path.]:metrics-path:'
         '--max-requests[Scrapes of the metrics path answered at once; one more is answered 503 (0\: no bound), as node_exporter'\''s --web.max-requests.]:max-requests:'
         '--request-timeout[Seconds a client has to send a whole request (and take its answer) before it is closed.]:request-timeout:'

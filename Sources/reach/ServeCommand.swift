@@ -34,8 +34,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 for every interface; repeat it to listen on several.",
-            valueName: "addr:port"))
+            "Address and port to listen on: 127.0.0.1:9464, [::1]:9464, 0.0.0.0:9464 or :9464 (both families) for every interface; repeat it to listen on several.",
+            valueName: "addr:port"), transform: ListenAddress.parser)
     var listen: [ListenAddress] = [.standard]
 
     @Option(help: "The path of the Prometheus exposition, as node_exporter's --web.telemetry-path.")

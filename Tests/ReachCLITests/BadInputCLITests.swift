@@ -19,7 +19,7 @@ struct BadInputCLITests {
         ["synthesize", "192.0.2.33", "--prefix", "64:ff9b::/129"],
         ["synthesize", "192.0.2.33", "--prefix", ""], ["synthesize", "192.0.2.33", "--prefix", "64:ff9b::1/96"],
         ["serve", "--listen", "nonsense"], ["serve", "--listen", "127.0.0.1:99999"], ["serve", "--listen", "[::1]9464"],
-        ["serve", "--listen", "localhost:9464"], ["serve", "--listen", "::1:9464"], ["serve", "bad..name"],
+        ["serve", "--listen", "prometheus.example:9464"], ["serve", "--listen", "::1:9464"], ["serve", "bad..name"],
         ["serve", "--max-connections", "0"], ["serve", "--request-timeout", "0"],
         ["serve", "127.0.0.1", "--validate", "http://192.0.2.1/generate_204"],
         ["serve", "--max-connections", "9223372036854775807"], ["serve", "--max-connections", "65537"],

@@ -105,7 +105,7 @@ final class ServeClient: @unchecked Sendable {
 
         def split(address):
             host, port = address.rsplit(':', 1)
-            return host, int(port)
+            return host.strip('[]'), int(port)
 
         def request(address, method, path):
             connection = http.client.HTTPConnection(*split(address), timeout=10)

@@ -99,6 +99,20 @@ struct ServeInNamespaceTests {
         #expect(server.stop() == .exited(0))
     }
 
+    /// node_exporter's `--web.listen-address=:9100`: every address of both families, as Go listens for it.
+    @Test func aListenAddressWithoutHostIsEveryAddressOfBothFamilies() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: true)
+        defer { network.remove() }
+        let server = try ServeClient(["internet"], in: network, listening: "")
+        defer { server.stop() }
+        #expect(server.address.hasPrefix("[::]:"), "\(server.address)")
+        let port = try #require(server.address.split(separator: ":").last)
+        for host in ["127.0.0.1", TestNetwork.hostIPv4, "[::1]"] {
+            let answer = try server.python("request", ["\(host):\(port)", "GET", "/status"])
+            #expect(answer["status"] as? Int == 200, "\(host): \(answer)")
+        }
+    }
+
     @Test func hostileClientsAreClosedAndBoundedWhileOthersAreAnswered() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
