@@ -1,10 +1,19 @@
 import ArgumentParser
 import NetworkReachabilityKit
 import NetworkReachabilityValidationCore
+import Synchronization
 
 /// How `reach` and `reach-queue` end on an error: one line on stderr (a long quoted value cut), and the exit status
 /// the error means: 64 for bad input, 70 for the system's failure, what sysexits(3) says for the rest.
 package enum CommandFailure {
+    /// The `--log-format` of a daemon whose options were read, which its last line is written in (`text` until then:
+    /// an option that cannot be read is said as every command says it).
+    package static var lineFormat: LineLogHandler.Format {
+        get { LineLogHandler.Format.allCases[format.load(ordering: .relaxed)] }
+        set { format.store(LineLogHandler.Format.allCases.firstIndex(of: newValue) ?? 0, ordering: .relaxed) }
+    }
+    private static let format = Atomic<Int>(0)
+
     /// Ends the process for `error`, thrown while `root` parsed or ran a command. `classify` gives the exit status and
     /// line of the command's own error types; the library's and ArgumentParser's are classified here.
     package static func end(
@@ -33,7 +42,7 @@ package enum CommandFailure {
             }
         }
         if !message.isEmpty {
-            Output.error("reach: \(shortened(message))")
+            Output.error(LineLogHandler.line(lineFormat, level: .error, message: shortened(message), metadata: [], time: LineLogHandler.now()))
         }
         Output.endProcess(code)
     }

@@ -100,7 +100,7 @@ package struct LineLogHandler: LogHandler {
     }
 
     /// The time now in RFC 3339 with milliseconds, UTC, as node_exporter writes it: `2026-11-29T02:55:00.123Z`.
-    private static func now() -> String {
+    static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var seconds = spec.tv_sec

@@ -99,6 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        CommandFailure.lineFormat = logFormat  // a failure from here on is a log line of its own format
         let parsed = try targetOptions.parsed()
         let arguments = parsed.arguments
         var limits = ServeLimits(targets: arguments.count)

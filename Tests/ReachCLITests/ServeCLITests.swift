@@ -155,6 +155,12 @@ struct ServeCLITests {
         _ = try logfmt.request(#"/status?a="b"#)
         let debug = logfmt.errors.waitForLine(after: 0) { $0.contains("GET /status") }
         #expect(debug?.contains(#" level=debug msg="GET /status?a=\"b 200, "#) == true, "\(debug ?? "none")")
+
+        // A failure to start is a line of the format too, once its options are read
+        let refused = try ReachBinary.run(["serve", "--log-format", "json", "--web-config", "/nonexistent"])
+        #expect(refused.status == 64, "\(refused)")
+        let failure = try JSONSerialization.jsonObject(with: Data(refused.standardError.utf8)) as? [String: String]
+        #expect(failure?["level"] == "error" && failure?["msg"] == "web configuration /nonexistent: cannot be read", "\(refused)")
     }
 
     @Test(arguments: [SIGTERM, SIGINT])
