@@ -321,10 +321,17 @@ struct WebConfiguration: Sendable, Equatable {
         return .nanoseconds(Int64(seconds * 1e9))
     }
 
+    /// A boolean as exporter-toolkit's YAML reader (gopkg.in/yaml.v2, YAML 1.1) takes one: `true`, `yes`, `on`, `y`
+    /// and their opposites, in lower case, capitalized or upper case.
     private func boolean(_ value: BlockMapping, at place: String) throws(WebConfigurationError) -> Bool {
-        switch value.text {
-        case "true": return true
-        case "false": return false
+        let text = value.text ?? ""
+        let spellings = [text.lowercased(), text.prefix(1).uppercased() + text.dropFirst().lowercased(), text.uppercased()]
+        guard spellings.contains(text) else {
+            throw WebConfigurationError(path: path, reason: "\(place) must be true or false")
+        }
+        switch text.lowercased() {
+        case "true", "yes", "on", "y": return true
+        case "false", "no", "off", "n": return false
         default: throw WebConfigurationError(path: path, reason: "\(place) must be true or false")
         }
     }

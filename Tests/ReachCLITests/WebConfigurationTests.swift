@@ -90,6 +90,56 @@ struct WebConfigurationTests {
         #expect(configuration.tls?.certificate == .file((path as NSString).deletingLastPathComponent + "/a.crt"))
     }
 
+    /// exporter-toolkit reads YAML 1.1 (gopkg.in/yaml.v2), where `yes`, `On` and `N` are booleans.
+    @Test(arguments: [("yes", true), ("On", true), ("TRUE", true), ("y", true), ("no", false), ("OFF", false), ("False", false)])
+    func yamlOnePointOneBooleansAreRead(spelling: String, value: Bool) throws {
+        let path = try Self.write("http_server_config:\n  http2: \(spelling)\n")
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect(try WebConfiguration(path: path).notes.contains { $0.contains("http2") } == value)
+    }
+
+    /// The YAML that tools write a web configuration in (a byte order mark, quoted values over several lines with
+    /// YAML's escapes as PyYAML and Ansible wrap an inline PEM, flow mappings, block indicators), each read as PyYAML
+    /// reads it.
+    @Test(.ownThread) func documentsAreReadAsPyYAMLReadsThem() throws {
+        let documents = [
+            "\u{FEFF}basic_auth_users:\n  prometheus: x\n",
+            #"tls_server_config: {cert: "-----BEGIN X-----\nMIIB\tx\x41\u00e9\U0001F600\n-----END X-----\n", key_file: 'a''b'}"#,
+            "basic_auth_users: {}\nheaders: {a: b, 'c': \"d, e\", f: g h}\n",
+            "cert: \"first\n  second\\\n  third\n\n  fourth \\\"#\\\" # not a comment\"\nnext: 'it''s # not one either'\n",
+            "key: |+\n  a\n\n  b\n\n\nnext: |2\n     indented\n    less\nthird: | # a comment\n  x\nlast: >\n  folded\n  line\n\n  para\n    more\n  end\n",
+            "keep: |+\n  a\n\n",
+            "strip: >-\n  a\n  b\n\n\nplain: don't 'quote' me\nlist: [a, 'b, c', \"d\"]\n",
+        ]
+        let folder = try TestFolder.make("yaml")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try JSONSerialization.data(withJSONObject: documents).write(to: URL(fileURLWithPath: "\(folder)/documents.json"))
+        let script = """
+            import json, sys, yaml
+            documents = json.load(open(sys.argv[1]))
+            pem = '-----BEGIN CERTIFICATE-----\\n' + ('MIIBkTCB+wIJAK' + 'x' * 50 + '\\n') * 4 + '-----END CERTIFICATE-----\\n'
+            for style, width in [(None, 80), ('"', 80), ('"', 30), ("'", 30)]:
+                documents.append(yaml.dump({'tls_server_config': {'cert': pem, 'key_file': 'a b'}}, default_style=style, width=width))
+            print(json.dumps([{'text': text, 'loaded': yaml.safe_load(text)} for text in documents]))
+            """
+        let result = try Command.run(TestPython.command(["-c", script, "\(folder)/documents.json"]), check: true)
+        let cases = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        #expect(cases.count == documents.count + 4)
+        func plain(_ value: BlockMapping) -> Any {
+            switch value {
+            case .scalar(let text): text
+            case .sequence(let items): items
+            case .mapping(let mapping): mapping.mapValues(plain)
+            }
+        }
+        for document in cases {
+            let text = try #require(document["text"] as? String)
+            let expected = try #require(document["loaded"] as? [String: Any])
+            let read = try BlockMapping.parse(text).mapValues(plain)
+            #expect((read as NSDictionary).isEqual(to: expected), "\(text)\nread: \(read)\nPyYAML: \(expected)")
+        }
+    }
+
     @Test(arguments: [
         ("tls_server_config:\n  cert_file: a.crt\n", "needs cert_file and key_file"),
         ("tls_server_config:\n  cert_file: a\n  key_file: b\n  client_auth_type: Maybe\n", "client_auth_type must be one of"),
@@ -108,7 +158,8 @@ struct WebConfigurationTests {
         ),
         ("tls_server_config:\n  cert: x\n  cert_file: a\n  key_file: b\n", "has both cert and cert_file"),
         ("tls_server_config:\n  cert_file: a\n  key_file: b\n  curve_preferences: [P256]\n", "curve_preferences has P256"),
-        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  prefer_server_cipher_suites: yes\n", "must be true or false"),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  prefer_server_cipher_suites: maybe\n", "must be true or false"),
+        ("tls_server_config:\n  cert_file: a\n  key_file: b\n  prefer_server_cipher_suites: yEs\n", "must be true or false"),
         ("http_server_config:\n  headers:\n    X-Frame-Options: allow\n", "X-Frame-Options must be deny or sameorigin"),
         ("http_server_config:\n  headers:\n    Server: reach\n", "headers.Server cannot be set"),
         ("rate_limit:\n  interval: soon\n", "rate_limit.interval must be a duration"),
@@ -119,7 +170,10 @@ struct WebConfigurationTests {
         ("tls_server_config:\n  cert_file: a\n  key_file: b\n  min_version: TLS13\n  max_version: TLS12\n", "max_version TLS12 is below min_version TLS13"),
         ("basic_auth_users:\n  prometheus: plaintext\n", "is not a bcrypt hash"),
         ("basic_auth_users:\n  - prometheus\n", "basic_auth_users must be a mapping"),
-        ("tls_server_config: {cert_file: a}\n", "line 1: only plain or quoted values"),
+        ("tls_server_config: {cert_file: a}\n", "needs cert_file and key_file"),
+        ("tls_server_config: {cert_file: [a]}\n", "line 1: only plain or quoted values are read in a '[' list or '{' mapping"),
+        ("tls_server_config:\n  cert: \"\\q\"\n", "line 2: '\\q' is no escape YAML reads"),
+        ("tls_server_config:\n  cert: \"a\n  b\n", "line 2: a quoted value without its closing quote"),
         ("rate_limit:\n  interval: 1s\n  every: 2\n", "rate_limit has 'every'"),
         ("- a\n", "line 1: only names with values"),
         ("tls_server_config:\n\tcert_file: a\n", "line 2: a tab in the indentation"),
