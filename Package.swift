@@ -191,8 +191,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            plugins: ["BuildRevision"]
         ),
+        // The commit the exporter is built from, for `reach_build_info{revision}`.
+        .plugin(name: "BuildRevision", capability: .buildTool()),
         // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
         .target(
             name: "ReachCommandLine",

@@ -1,13 +1,15 @@
 import NetworkReachabilityCore
 
-/// `reach_build_info`'s labels, as Prometheus' own exporters give theirs (`version`, `goversion`, `goos`, `goarch`):
-/// the library's version, the Swift compiler, the operating system and the processor.
+/// `reach_build_info`'s labels, as Prometheus' own exporters give theirs (`version`, `revision`, `goversion`, `goos`,
+/// `goarch`): the library's version, the commit it was built from (`revision`, which the `BuildRevision` plugin
+/// writes), the Swift compiler, the operating system and the processor.
 enum BuildInfo {
-    static let help = "Always 1: the reach that serves these series, by version, Swift version, OS and architecture."
+    static let help = "Always 1: the reach that serves these series, by version, revision, Swift version, OS and architecture."
 
     static var labels: [(String, String)] {
         [
-            ("version", NetworkReachability.version), ("swift_version", swiftVersion), ("os", os), ("arch", arch),
+            ("version", NetworkReachability.version), ("revision", revision), ("swift_version", swiftVersion), ("os", os),
+            ("arch", arch),
         ]
     }
 

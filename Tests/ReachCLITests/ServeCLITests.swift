@@ -45,6 +45,10 @@ struct ServeCLITests {
         let build = try #require(samples.first { $0.name == "reach_build_info" })
         #expect(build.labels["os"] == "linux" && build.labels["swift_version"]?.hasPrefix("6.") == true)
         #expect(["amd64", "arm64"].contains(build.labels["arch"] ?? "") && build.labels["version"]?.isEmpty == false)
+        // The commit it was built from, as this checkout's Git says it (the BuildRevision plugin)
+        let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let head = try Command.run(["git", "-C", root.path, "rev-parse", "HEAD"], check: true).standardOutput
+        #expect(build.labels["revision"] == head.trimmingCharacters(in: .whitespacesAndNewlines), "\(build.labels)")
         let status = try server.request("/status")
         let records = try #require(
             try JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [[String: Any]])
