@@ -664,12 +664,13 @@ final class ServeClient: @unchecked Sendable {
             import multiprocessing
             host, port = split(address)
             batch = b'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n' * 50
-            answered, refused, ended = (multiprocessing.Value('i', 0) for _ in range(3))
-            def end(why):
-                print(f'a pipelining connection ended: {why}', file=sys.stderr, flush=True)
-                with ended.get_lock():
-                    ended.value += 1
-            def pipeliner():
+            # Each worker counts in its own cells, without a lock: a worker killed while it held a shared lock would
+            # leave this process waiting for it forever.
+            answered, refused, ended = (multiprocessing.RawArray('i', int(count)) for _ in range(3))
+            def pipeliner(me):
+                def end(why):
+                    print(f'a pipelining connection ended: {why}', file=sys.stderr, flush=True)
+                    ended[me] += 1
                 try:
                     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
                     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -686,13 +687,12 @@ final class ServeClient: @unchecked Sendable {
                             ok, unavailable = text.count(b'HTTP/1.1 200'), text.count(b'HTTP/1.1 503')
                             seen += ok + unavailable
                             tail = chunk[-11:]  # shorter than a status line: none is counted twice
-                            with answered.get_lock():
-                                answered.value += ok
-                            with refused.get_lock():
-                                refused.value += unavailable
+                            answered[me] += ok
+                            refused[me] += unavailable
                 except OSError as error:
                     end(error)
-            workers = [multiprocessing.get_context('fork').Process(target=pipeliner, daemon=True) for _ in range(int(count))]
+            workers = [multiprocessing.get_context('fork').Process(target=pipeliner, args=(me,), daemon=True)
+                       for me in range(int(count))]
             for worker in workers:
                 worker.start()
             time.sleep(0.5)
@@ -709,8 +709,9 @@ final class ServeClient: @unchecked Sendable {
             for worker in workers:
                 worker.kill()
             latencies.sort()
-            print(json.dumps({'median': latencies[len(latencies) // 2], 'slowest': latencies[-1], 'statuses': statuses,
-                              'pipelinedAnswers': answered.value, 'pipelined503': refused.value, 'ended': ended.value}))
+            print(json.dumps({'median': latencies[len(latencies) // 2], 'p99': latencies[len(latencies) * 99 // 100 - 1],
+                              'slowest': latencies[-1], 'statuses': statuses, 'pipelinedAnswers': sum(answered),
+                              'pipelined503': sum(refused), 'ended': sum(ended)}))
 
         def churnscrape(address, seconds, timeout='10'):
             # Scrapes /metrics every 100 ms for `seconds`: how long each took; one that takes over `timeout` fails.

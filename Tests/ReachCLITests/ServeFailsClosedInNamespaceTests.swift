@@ -139,23 +139,24 @@ struct ServeFailsClosedInNamespaceTests {
         #expect(edited["before"] as? Int == 200 && edited["after"] as? Int == 401 && edited["new"] as? Int == 200, "\(edited)")
     }
 
-    @Test func connectionsThatPipelineWithoutEndTakeTheirTurnBesideAScraper() throws {
+    @Test(.ownThread(alone: true))  // its bound is a timing, which other blocking tests skew
+    func connectionsThatPipelineWithoutEndTakeTheirTurnBesideAScraper() throws {
         let network = try TestNetwork(ipv4: true, ipv6: false)
         defer { network.remove() }
         let targets = ["internet"] + (0..<49).map { "10.77.0.\($0 + 1)" }
         let server = try ServeClient(targets, in: network)
         defer { server.stop() }
-        let pipelined = try server.python("pipeliners", [server.address, "8", "30"])
+        let pipelined = try server.python("pipeliners", [server.address, "8", "100"])
         print("8 connections pipelining /metrics without end beside a scraper: \(pipelined)")
         // Each connection holds one of --max-requests (40) at a time, however many answers it has not read yet:
         // none is refused 503, neither theirs nor the scraper's, and none of them was ended
-        #expect((pipelined["pipelinedAnswers"] as? Int ?? 0) > 0, "\(pipelined)")
+        #expect((pipelined["pipelinedAnswers"] as? Int ?? 0) > (Sanitizer.current == nil ? 1000 : 50), "\(pipelined)")
         #expect(pipelined["pipelined503"] as? Int == 0, "\(pipelined)")
-        #expect(pipelined["statuses"] as? [String: Int] == ["200": 30], "\(pipelined)")
+        #expect(pipelined["statuses"] as? [String: Int] == ["200": 100], "\(pipelined)")
         #expect(pipelined["ended"] as? Int == 0, "\(pipelined)")
-        // Well within Prometheus' 10 s timeout, which they pushed scrapes past: 0.4 s at most on this machine alone,
-        // and 2 s allowed beside the other suites that share its 2 cores
-        #expect((pipelined["slowest"] as? Double ?? .infinity) < (Sanitizer.current == nil ? 2 : 10), "\(pipelined)")
+        // Well within Prometheus' 10 s timeout, which they pushed scrapes past: the p99 under 1 s (0.17 to
+        // 0.32 s on this machine), 5 s under a sanitizer
+        #expect((pipelined["p99"] as? Double ?? .infinity) < (Sanitizer.current == nil ? 1 : 5), "\(pipelined)")
     }
 
     /// 300 `/events` readers that read slowly, on 50 targets whose route flaps: each stream holds at most about twice
