@@ -341,9 +341,10 @@ final class ServeClient: @unchecked Sendable {
             except (ssl.SSLError, ConnectionError, OSError) as error:
                 print(json.dumps({'status': 0, 'error': str(error)[:200]}))
 
-        def authflood(address, ca, cert, key, user, good, bad, count):
-            # `count` clients send wrong passwords as fast as they can while one with the right password asks 10
-            # times: how long its answers took, and what each got ('-': no client certificate).
+        def passwordclients(address, ca, cert, key, user, bad, count):
+            # `ask(password)`, a request of /status as `user` on a new TLS connection ('-': no client certificate),
+            # and `count` threads asking with the wrong password `bad` as fast as they can until `end()`, which joins
+            # them and says what they got.
             import base64, ssl, threading
             host, port = split(address)
             context = ssl.create_default_context(cafile=ca)
@@ -368,18 +369,32 @@ final class ServeClient: @unchecked Sendable {
             threads = [threading.Thread(target=attacker, daemon=True) for _ in range(int(count))]
             for thread in threads:
                 thread.start()
+            def end():
+                stop[0] = True
+                # Joined before the interpreter ends: daemon threads still in OpenSSL as it finalizes crashed it once
+                # ("double free or corruption", exit 134, under a loaded AddressSanitizer run)
+                for thread in threads:
+                    thread.join(timeout=35)
+                return {str(k): v for k, v in wrong.items()}
+            return ask, end
+
+        def authflood(address, ca, cert, key, user, good, bad, count):
+            # `count` clients send wrong passwords as fast as they can while one with the right password asks 10
+            # times: how long its answers took, and what each got.
+            ask, end = passwordclients(address, ca, cert, key, user, bad, count)
             time.sleep(1)
             times, statuses = [], []
             for _ in range(10):
                 started = time.time()
                 statuses.append(ask(good))
                 times.append(time.time() - started)
-            stop[0] = True
-            # Joined before the interpreter ends: daemon threads still in OpenSSL as it finalizes crashed it once
-            # ("double free or corruption", exit 134, under a loaded AddressSanitizer run)
-            for thread in threads:
-                thread.join(timeout=35)
-            print(json.dumps({'statuses': statuses, 'slowest': max(times), 'wrong': {str(k): v for k, v in wrong.items()}}))
+            print(json.dumps({'statuses': statuses, 'slowest': max(times), 'wrong': end()}))
+
+        def flood(address, ca, cert, key, user, bad, count, seconds):
+            # `count` clients send wrong passwords as fast as they can for `seconds`: what they got.
+            _, end = passwordclients(address, ca, cert, key, user, bad, count)
+            time.sleep(float(seconds))
+            print(json.dumps({'wrong': end()}))
 
         def deaf(address, ca, count, seconds):
             # `count` TLS clients (no client certificate) that finish their handshake, then never send nor read,
