@@ -398,8 +398,9 @@ final class ServeClient: @unchecked Sendable {
 
         def deaf(address, ca, count, seconds):
             # `count` TLS clients (no client certificate) that finish their handshake, then never send nor read,
-            # each opening a new connection as soon as the server closes its last one, for `seconds`: how many
-            # connections they opened, and how many were open at the end.
+            # each opening a new connection as soon as the server closes its last one, for `seconds`, beside a
+            # scraper: how many connections they opened, how many were open at the end, and the scrapes answered
+            # and failed.
             import ssl, selectors
             count, seconds = int(count), float(seconds)
             resource.setrlimit(resource.RLIMIT_NOFILE, (count * 2 + 512, count * 2 + 512))
@@ -418,6 +419,24 @@ final class ServeClient: @unchecked Sendable {
             for _ in range(count):
                 connect()
             end = time.time() + seconds  # from when all are open: a slow server takes long to shake 400 hands
+            # Beside them, a scraper (a process of its own: Python's lock would slow it) scrapes every 100 ms
+            import multiprocessing
+            scrapes = multiprocessing.RawArray('i', 2)  # answered, failed
+            def scraper():
+                while time.time() < end:
+                    try:
+                        connection = http.client.HTTPSConnection(host, port, timeout=10, context=context)
+                        connection.request('GET', '/metrics')
+                        answer = connection.getresponse()
+                        answer.read()
+                        connection.close()
+                        scrapes[0 if answer.status == 200 else 1] += 1
+                    except (OSError, http.client.HTTPException) as error:
+                        print(f'a scrape beside the deaf clients failed: {error!r}', file=sys.stderr, flush=True)
+                        scrapes[1] += 1
+                    time.sleep(0.1)
+            scraping = multiprocessing.get_context('fork').Process(target=scraper, daemon=True)
+            scraping.start()
             while time.time() < end:
                 for key, _ in selector.select(timeout=0.2):
                     # Readable: the server closed it (its close_notify, or the socket's end). Never read: drop and
@@ -431,8 +450,10 @@ final class ServeClient: @unchecked Sendable {
             connection.request('GET', '/metrics')
             lines = connection.getresponse().read().decode().splitlines()
             value = lambda name: next((float(l.split()[-1]) for l in lines if l.startswith(name + ' ')), -1)
-            print(json.dumps({'opened': opened[0], 'open': len(selector.get_map()),
-                              'connections': value('reach_serve_connections'), 'descriptors': value('process_open_fds')}))
+            scraping.join(timeout=15)
+            print(json.dumps({'opened': opened[0], 'open': len(selector.get_map()), 'scrapes': scrapes[0],
+                              'failedScrapes': scrapes[1], 'connections': value('reach_serve_connections'),
+                              'descriptors': value('process_open_fds')}))
 
         def tlspipeliners(address, ca, count, seconds, pid):
             # `count` TLS clients with small receive buffers that pipeline GET /metrics as fast as the server takes
