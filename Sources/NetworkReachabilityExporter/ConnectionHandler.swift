@@ -47,6 +47,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var isWriting = false
     /// A pipelined request that arrived while the answer before it was being written: answered once it is.
     private var nextRequest: HTTPRequestHead?
+    /// Whether the server is stopping: the answer being given is the connection's last.
+    private var closesAfterAnswer = false
 
     init(server: ExporterServer) {
         self.server = server
@@ -133,16 +135,18 @@ final class ConnectionHandler: ChannelInboundHandler {
         SocketCloser.close(context)
     }
 
-    /// Ends the connection for the server's stop: a stream with its last chunk, an answer once written, a waiting
-    /// connection at once.
+    /// Ends the connection for the server's stop, as Go's `Shutdown` ends its own: a stream with its last chunk, a
+    /// request that arrived answered (with `Connection: close`) and an answer being written finished before the
+    /// connection closes, an idle connection at once. The registry closes what is left at the request timeout.
     func end() {
         guard let context else { return }
         switch state {
         case .streaming:
             state = .ending
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        case .waiting where isWriting, .answering: closesAfterAnswer = true
         case .waiting: context.close(promise: nil)
-        case .answering, .ending, .closed: state = .ending
+        case .ending, .closed: break
         }
     }
 
@@ -240,7 +244,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         _ status: HTTPResponseStatus, body: ByteBuffer, type: String, extra: [(String, String)] = [],
         to request: HTTPRequestHead, closing: Bool = false, context: ChannelHandlerContext
     ) {
-        let keepAlive = request.isKeepAlive && !closing
+        let keepAlive = request.isKeepAlive && !closing && !closesAfterAnswer
         server.series.answered(Self.path(of: request), status)
         server.logger.debug(
             "\(request.method) \(request.uri.prefix(100)) \(status.code), \(body.readableBytes) bytes, accept-encoding: \(request.headers["Accept-Encoding"].first?.prefix(60) ?? "none")"
@@ -259,7 +263,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { result in
             self.isWriting = false
             self.endScrape()
-            guard case .success = result, stays else { return context.close(promise: nil) }
+            guard case .success = result, stays, !self.closesAfterAnswer else { return context.close(promise: nil) }
             if let next = self.nextRequest {
                 self.nextRequest = nil
                 self.answerOnNextTurn(next, context: context)

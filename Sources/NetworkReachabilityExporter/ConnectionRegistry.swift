@@ -143,7 +143,7 @@ final class ConnectionRegistry: @unchecked Sendable {
         stopped = done
         if open.isEmpty { return done.succeed() }
         for connection in Array(open.values) { connection.end() }
-        eventLoop.assumeIsolated().scheduleTask(in: limits.requestTimeout) {
+        eventLoop.assumeIsolated().scheduleTask(in: min(limits.requestTimeout, limits.stopGrace)) {
             for connection in Array(self.open.values) { connection.close(because: .timeout) }
         }
     }

@@ -35,6 +35,9 @@ package struct ServeLimits: Sendable {
     /// previous answer, and how long an answer may take to be written: silent, slow (slowloris) and idle clients
     /// are closed after it.
     package var requestTimeout = TimeAmount.seconds(10)
+    /// How long a stop waits for answers being written before it closes their connections (or the request timeout,
+    /// when shorter): a client that does not read cannot hold a stop up.
+    var stopGrace = TimeAmount.seconds(1)
     /// Bytes an `/events` stream may have waiting in the process before its reader counts as behind: then each
     /// target's newest change waits in its place, written when the reader catches up, and a reader behind for
     /// ``requestTimeout`` is dropped. ``init(targets:)`` makes it 64 KiB and 1 KiB per target (an event is 400 to 800

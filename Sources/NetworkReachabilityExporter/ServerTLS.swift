@@ -29,6 +29,9 @@ package struct ServerTLS: Sendable {
         let key = try load("key", tls.key) { try NIOSSLPrivateKey(bytes: $0, format: .pem) }
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map(NIOSSLCertificateSource.certificate), privateKey: .privateKey(key))
+        // A close sends close_notify and waits this long for the peer's, not swift-nio-ssl's 5 s: Go's servers do not
+        // wait at all, and a stop with Prometheus' kept-alive connection open took 5 s.
+        configuration.shutdownTimeout = .milliseconds(100)
         configuration.minimumTLSVersion = Self.version(tls.minimumVersion)
         configuration.maximumTLSVersion = tls.maximumVersion.map(Self.version)
         if let ca = tls.clientCA {

@@ -92,6 +92,20 @@ struct ConnectionHandlerTests {
         _ = try channel.finish()
     }
 
+    /// As Go's `Shutdown`: a request that arrived before the stop is answered, and told the connection closes; an
+    /// idle connection closes at once.
+    @Test func aStopAnswersARequestThatArrivedAndClosesIdleConnections() throws {
+        let server = try Server()
+        let asking = try server.connect()
+        let idle = try server.connect()
+        try asking.writeInbound(ByteBuffer(string: "GET /status HTTP/1.1\r\nHost: x\r\n\r\n"))  // answered on the next turn
+        server.server.connections.stop(on: server.loop, done: server.loop.makePromise())
+        #expect(!idle.isActive)
+        let answer = try exchange(asking)
+        #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n") && answer.contains("Connection: close\r\n"), "\(answer)")
+        #expect(!asking.isActive)
+    }
+
     @Test func aRequestThatAnnouncesABodyIsAnswered400AndClosedWithoutWaitingForIt() throws {
         let server = try Server()
         let channel = try server.connect()
