@@ -197,7 +197,7 @@ _reach_serve() {
         '--max-requests[Scrapes of the metrics path answered at once; one more is answered 503 (0\: no bound), as node_exporter'\''s --web.max-requests.]:max-requests:'
         '--request-timeout[Seconds a client has to send a whole request (and take its answer) before it is closed.]:request-timeout:'
         '--max-connections[Connections open at once; at the bound, the oldest one not yet answered makes room.]:max-connections:'
-        '--max-streams[/events streams open at once; one more is answered 503.]:max-streams:'
+        '--max-streams[/events streams open at once, fewer than --max-connections; one more is answered 503. (default\: 16, or one fewer than --max-connections)]:max-streams:'
         '--web-config[A file of TLS and basic authentication settings, as Prometheus'\'' exporters take (tls_server_config, basic_auth_users).]:web-config:'
         '--all-flags[Also serve reach_target_flags for connectionOnTraffic and connectionOnDemand, which only Apple'\''s on-demand connections set (always 0 here).]'
         '--log-level[The least level of the server'\''s log lines on stderr\: debug, info, warn or error (--verbose\: debug).]:log-level:{__reach_complete "${___log_level[@]}"}'

@@ -1,5 +1,5 @@
 /// The part of YAML a web configuration is written in: nested block mappings of plain, single- or double-quoted
-/// scalars (a quoted one may span lines, as PyYAML wraps an inline PEM, with every escape YAML defines), lists of
+/// scalars (any may span lines, as PyYAML wraps a long value or an inline PEM; quoted ones with every escape YAML defines), lists of
 /// such scalars (`- item` lines, or `[a, b]`), one-line flow mappings of them (`{}`, `{a: b}`), literal and folded
 /// blocks with their indicators (`|`, `|-`, `|+`, `|2`, `>`), and comments, after a byte order mark or none.
 /// Anything else (a list of mappings, nested flow collections, anchors, tags) is refused with its line, rather than
@@ -117,7 +117,17 @@ enum BlockMapping: Equatable {
             } else if rest.first == "{" {
                 mapping[key] = .mapping(try flowMapping(rest.trimmingTrailingSpaces[...], number))
             } else {
-                mapping[key] = .scalar(try scalar(rest, number))
+                var value = try scalar(rest, number)
+                // A plain value goes on over lines indented under its name, as PyYAML wraps a long one: each line
+                // break is a space, each blank line a newline.
+                while rest.first != "'", rest.first != "\"", position < all.count, all[position].indent > indent {
+                    let line = all[position]
+                    guard !isItem(line.text), !isMappingEntry(line.text) else { break }
+                    value += line.blankBefore > 0 ? String(repeating: "\n", count: line.blankBefore) : " "
+                    value += line.text.trimmingTrailingSpaces
+                    position += 1
+                }
+                mapping[key] = .scalar(value)
             }
         }
         if position < all.count, all[position].indent > indent {

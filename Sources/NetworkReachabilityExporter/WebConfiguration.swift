@@ -1,4 +1,9 @@
 import NetworkReachabilityPOSIX
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// `--web-config FILE`: TLS, basic authentication, response headers and a rate limit in the format of Prometheus'
 /// exporter-toolkit, as node_exporter's `--web.config.file` reads it, every key of its documentation: a node_exporter
@@ -127,7 +132,7 @@ struct WebConfiguration: Sendable, Equatable {
     init(path: String) throws(WebConfigurationError) {
         self.path = path
         guard let bytes = SmallFile.bytes(path, limit: Self.largest + 1) else {
-            throw WebConfigurationError(path: path, reason: "cannot be read")
+            throw WebConfigurationError(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
         }
         guard bytes.count <= Self.largest, let text = String(validating: bytes, as: UTF8.self) else {
             throw WebConfigurationError(path: path, reason: "is not a text file of at most 1 MiB")

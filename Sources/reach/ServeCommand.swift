@@ -60,9 +60,13 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnections = Count(ServeLimits().maxConnections)
 
     @Option(
-        parsing: .unconditional, help: "/events streams open at once; one more is answered 503.",
+        parsing: .unconditional,
+        help: "/events streams open at once, fewer than --max-connections; one more is answered 503. (default: 16, or one fewer than --max-connections)",
         transform: Count.parser(in: ServeLimits.streamRange))
-    var maxStreams = Count(ServeLimits().maxStreams)
+    var maxStreams: Count?
+
+    /// `--max-streams`, or 16 and always fewer than the connections, so a scrape has a connection streams cannot take.
+    private var streams: Int { maxStreams?.value ?? min(ServeLimits().maxStreams, maxConnections.value - 1) }
 
     @Option(
         name: .customLong("web-config"),
@@ -84,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
+        CommandFailure.lineFormat = logFormat  // a failure from here on is a log line of its own format
         guard metricsPath.hasPrefix("/"), !["/", "/status", "/events"].contains(metricsPath), metricsPath.count <= 256,
             metricsPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.~".contains($0)) })
         else {
@@ -93,18 +98,18 @@ struct ServeCommand: AsyncParsableCommand {
         guard Set(listen.map(\.description)).count == listen.count else {
             throw ValidationError("--listen names the same address twice")
         }
-        guard maxStreams.value <= maxConnections.value else {
-            throw ValidationError("--max-streams (\(maxStreams)) cannot be more than --max-connections (\(maxConnections))")
+        // Streams never make room for a new connection: as many as the connections would leave none for a scrape.
+        guard streams < maxConnections.value else {
+            throw ValidationError("--max-streams (\(streams)) must be fewer than --max-connections (\(maxConnections))")
         }
     }
 
     func run() async throws {
-        CommandFailure.lineFormat = logFormat  // a failure from here on is a log line of its own format
         let parsed = try targetOptions.parsed()
         let arguments = parsed.arguments
         var limits = ServeLimits(targets: arguments.count)
         limits.maxConnections = maxConnections.value
-        limits.maxStreams = maxStreams.value
+        limits.maxStreams = streams
         limits.maxRequests = maxRequests.value
         limits.metricsPath = metricsPath
         let (seconds, attoseconds) = requestTimeout.duration.components

@@ -23,7 +23,7 @@ struct BadInputCLITests {
         ["serve", "--max-connections", "0"], ["serve", "--request-timeout", "0"],
         ["serve", "127.0.0.1", "--validate", "http://192.0.2.1/generate_204"],
         ["serve", "--max-connections", "9223372036854775807"], ["serve", "--max-connections", "65537"],
-        ["serve", "--max-streams", "1025"], ["serve", "--max-streams", "20", "--max-connections", "10"],
+        ["serve", "--max-streams", "1025"], ["serve", "--max-streams", "20", "--max-connections", "10"], ["serve", "--max-streams", "4", "--max-connections", "4"],
         ["serve", "--request-timeout", "1e-9"], ["serve", "--request-timeout", "0.01"], ["serve", "--request-timeout", "+5"],
         ["serve", "--listen", "127.0.0.1:+80"], ["serve", "--listen", "127.0.0.1:080000"], ["serve", "--listen", huge],
         ["serve", "--validate", "http://x:99999/"], ["serve", "--validate", huge], ["serve", "--web-config", "/nonexistent"],

@@ -164,7 +164,7 @@ struct ServeCLITests {
         let refused = try ReachBinary.run(["serve", "--log-format", "json", "--web-config", "/nonexistent"])
         #expect(refused.status == 64, "\(refused)")
         let failure = try JSONSerialization.jsonObject(with: Data(refused.standardError.utf8)) as? [String: String]
-        #expect(failure?["level"] == "error" && failure?["msg"] == "web configuration /nonexistent: cannot be read", "\(refused)")
+        #expect(failure?["level"] == "error" && failure?["msg"] == "web configuration /nonexistent: cannot be read: No such file or directory", "\(refused)")
     }
 
     @Test(arguments: [SIGTERM, SIGINT])

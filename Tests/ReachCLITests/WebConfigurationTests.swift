@@ -120,11 +120,14 @@ struct WebConfigurationTests {
             pem = '-----BEGIN CERTIFICATE-----\\n' + ('MIIBkTCB+wIJAK' + 'x' * 50 + '\\n') * 4 + '-----END CERTIFICATE-----\\n'
             for style, width in [(None, 80), ('"', 80), ('"', 30), ("'", 30)]:
                 documents.append(yaml.dump({'tls_server_config': {'cert': pem, 'key_file': 'a b'}}, default_style=style, width=width))
+            policy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
+            documents.append(yaml.dump({'http_server_config': {'headers': {'Content-Security-Policy': policy}},
+                                        'tls_server_config': {'cert_file': '/etc/reach/a long name with spaces ' * 3}}))
             print(json.dumps([{'text': text, 'loaded': yaml.safe_load(text)} for text in documents]))
             """
         let result = try Command.run(TestPython.command(["-c", script, "\(folder)/documents.json"]), check: true)
         let cases = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
-        #expect(cases.count == documents.count + 4)
+        #expect(cases.count == documents.count + 5)
         func plain(_ value: BlockMapping) -> Any {
             switch value {
             case .scalar(let text): text
