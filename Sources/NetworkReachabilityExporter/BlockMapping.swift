@@ -33,12 +33,22 @@ enum BlockMapping: Equatable {
             let number = index + 1
             var line = raw[index]
             index += 1
-            var (content, open) = withoutComment(line)
-            // A quoted scalar that does not end on its line goes on over the next ones.
-            while open, index < lineCount {
-                line = Substring(String(line) + "\n" + raw[index])
-                index += 1
-                (content, open) = withoutComment(line)
+            var (content, open) = withoutComment(line, inQuote: nil)
+            // A quoted scalar that does not end on its line goes on over the next ones, each read once from where
+            // the one before ended (a 1 MiB file of one open quote is one pass, not one pass a line).
+            if open != nil {
+                var whole = String(line)
+                var stripped = 0  // the comment cut from the last line
+                while let quote = open, index < lineCount {
+                    let next = raw[index]
+                    index += 1
+                    let (nextContent, stillOpen) = withoutComment(next, inQuote: quote)
+                    whole += "\n" + next
+                    stripped = next.count - nextContent.count
+                    open = stillOpen
+                }
+                line = whole[...]
+                content = whole.dropLast(stripped)
             }
             let trimmed = content.drop { $0 == " " }
             if trimmed.allSatisfy({ $0 == " " || $0 == "\t" }) {
@@ -374,13 +384,14 @@ enum BlockMapping: Equatable {
         "L": "\u{2028}", "P": "\u{2029}",
     ]
 
-    /// The line before a comment (`#` at its start or after a space, outside quotes), and whether a quoted scalar is
-    /// still open at its end. A quote opens a quoted scalar only where a value starts (after `: `, `- `, or `[`, `{`
-    /// or `,` of a flow collection): within a plain value it is a character like any other.
-    private static func withoutComment(_ line: Substring) -> (Substring, open: Bool) {
-        var quote: Character?
+    /// The line before a comment (`#` at its start or after a space, outside quotes), and the quote still open at its
+    /// end, if any; `inQuote` is the quote the line starts in (a quoted scalar from the lines before). A quote opens a
+    /// quoted scalar only where a value starts (after `: `, `- `, or `[`, `{` or `,` of a flow collection): within a
+    /// plain value it is a character like any other.
+    private static func withoutComment(_ line: Substring, inQuote: Character?) -> (Substring, open: Character?) {
+        var quote = inQuote
         var previous: Character = " "
-        var valueStarts = true
+        var valueStarts = inQuote == nil
         var flowDepth = 0
         var index = line.startIndex
         while index < line.endIndex {
@@ -399,7 +410,7 @@ enum BlockMapping: Equatable {
                     }
                 }
             } else if character == "#", previous == " " || previous == "\t" {
-                return (line[..<index], false)
+                return (line[..<index], nil)
             } else if character == "'" || character == "\"" {
                 if valueStarts { quote = character }
                 valueStarts = false
@@ -415,7 +426,7 @@ enum BlockMapping: Equatable {
             previous = line[index]
             index = line.index(after: index)
         }
-        return (line, quote != nil)
+        return (line, quote)
     }
 }
 

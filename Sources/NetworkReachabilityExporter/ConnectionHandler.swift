@@ -137,7 +137,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Ends the connection for the server's stop, as Go's `Shutdown` ends its own: a stream with its last chunk, a
     /// request that arrived answered (with `Connection: close`) and an answer being written finished before the
-    /// connection closes, an idle connection at once. The registry closes what is left at the request timeout.
+    /// connection closes, an idle connection at once. The registry closes what is left after its stop grace.
     func end() {
         guard let context else { return }
         switch state {

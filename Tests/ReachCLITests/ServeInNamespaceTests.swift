@@ -183,7 +183,8 @@ struct ServeInNamespaceTests {
         #expect(count("timeout") >= 2)
         #expect(count("limit") >= 800)
 
-        // And a stream whose reader stopped reading holds SIGTERM's stop up no longer than the request timeout
+        // And a stream whose reader stopped reading holds SIGTERM's stop up for the stop's grace of a second, not the
+        // request timeout (2 s here)
         let secondFifo = fifo + "-2"
         #expect(mkfifo(secondFifo, 0o600) == 0)
         defer { unlink(secondFifo) }
@@ -196,7 +197,8 @@ struct ServeInNamespaceTests {
             eventually(timeout: 10) { (try? server.samples(of: "reach_serve_event_streams"))?.first?.value == 2 })
         let stopping = Date()
         #expect(server.stop() == .exited(0))
-        #expect(Date().timeIntervalSince(stopping) >= 1.5)
+        let took = Date().timeIntervalSince(stopping)
+        #expect(took >= 0.9 && took < (Sanitizer.current == nil ? 1.9 : 4), "a stop took \(took) s")
     }
 
     @Test(.ownThread(alone: true))  // its bounds are timings, which other blocking tests skew

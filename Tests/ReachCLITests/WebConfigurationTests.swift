@@ -90,6 +90,17 @@ struct WebConfigurationTests {
         #expect(configuration.tls?.certificate == .file((path as NSString).deletingLastPathComponent + "/a.crt"))
     }
 
+    /// A quote left open reads the rest of the file once: 500,000 lines of it are one pass, refused with the reason.
+    @Test func aQuoteLeftOpenOverAMegabyteIsRefusedInOnePass() throws {
+        let path = try Self.write("tls_server_config:\n  cert: \"" + String(repeating: "x\n", count: 500_000))
+        defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+        #expect {
+            _ = try WebConfiguration(path: path)
+        } throws: { error in
+            "\(error)".contains("line 2: a quoted value without its closing quote")
+        }
+    }
+
     /// exporter-toolkit reads YAML 1.1 (gopkg.in/yaml.v2), where `yes`, `On` and `N` are booleans.
     @Test(arguments: [("yes", true), ("On", true), ("TRUE", true), ("y", true), ("no", false), ("OFF", false), ("False", false)])
     func yamlOnePointOneBooleansAreRead(spelling: String, value: Bool) throws {
