@@ -250,7 +250,6 @@ enum BlockMapping: Equatable {
     {
         let blockIndent = header.indentation.map { indent + $0 } ?? (position < all.count ? all[position].indent : 0)
         var text = ""
-        var breaks = 0  // line breaks since the last line taken: trailing ones are chomped
         var first = true
         var previousMoreIndented = false
         while position < all.count, all[position].indent > indent {
@@ -260,24 +259,23 @@ enum BlockMapping: Equatable {
             }
             let content = String(repeating: " ", count: line.indent - blockIndent) + line.whole
             let moreIndented = line.indent > blockIndent
-            if first {
-                text += String(repeating: "\n", count: line.blankBefore)
-            } else if header.folded, line.blankBefore == 0, !moreIndented, !previousMoreIndented {
-                text += " "
-            } else {
-                text += String(repeating: "\n", count: header.folded && !moreIndented && !previousMoreIndented ? line.blankBefore : line.blankBefore + 1)
-            }
+            // Between two lines a line break, and one for each blank line; a folded block turns the break between two
+            // lines of its own indentation into a space, or drops it where blank lines stand between them.
+            let folds = !first && header.folded && !moreIndented && !previousMoreIndented
+            let breaks = line.blankBefore + (first || folds ? 0 : 1)
+            text += folds && breaks == 0 ? " " : String(repeating: "\n", count: breaks)
             text += content
-            breaks = 1
             first = false
             previousMoreIndented = moreIndented
             position += 1
         }
-        if !first { breaks += position < all.count ? all[position].blankBefore : all[position - 1].blankAfter }
+        guard !first else { return "" }
         switch header.chomping {
         case "-": return text
-        case "+": return text + String(repeating: "\n", count: breaks)
-        default: return first ? "" : text + "\n"
+        case "+":  // the last line's break and every blank line after it
+            let trailing = position < all.count ? all[position].blankBefore : all[position - 1].blankAfter
+            return text + String(repeating: "\n", count: 1 + trailing)
+        default: return text + "\n"
         }
     }
 
