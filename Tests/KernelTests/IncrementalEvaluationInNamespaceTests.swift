@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TestSupport
 
@@ -15,14 +16,17 @@ struct IncrementalEvaluationInNamespaceTests {
         let monitor: ReachabilityMonitor
         let objects: [NetworkReachability]
         let heard: [Recorder<ReachabilitySnapshot>]
+        /// What the monitor logged (the first target's logger: one label, so each line once).
+        let log = Recorder<String>()
 
         init(in network: TestNetwork, count: Int) throws {
             let monitor = ReachabilityMonitor(backend: LinuxRoutingBackend(namespace: NetworkNamespace(named: network.name)))
             self.monitor = monitor
+            let log = log
             objects = try (1...count).map { index in
                 try NetworkReachability(
                     target: .address(IPAddress("10.0.\(index >> 8).\(index & 255)")), monitor: monitor,
-                    logger: NetworkReachability.silentLogger)
+                    logger: index == 1 ? Logger(label: "fleet") { _ in RecordingLogHandler(log) } : NetworkReachability.silentLogger)
             }
             heard = objects.map { _ in Recorder<ReachabilitySnapshot>() }
             for (object, recorder) in zip(objects, heard) {
@@ -54,6 +58,15 @@ struct IncrementalEvaluationInNamespaceTests {
         }
 
         func stop() { for object in objects { object.removeConsumer(named: "test") } }
+
+        /// Each target's statuses and gateways as heard, and the monitor's log: what a failed check shows.
+        var account: String {
+            let heardLines = heard.enumerated().map { offset, recorder in
+                "\(offset + 1): " + recorder.values.map { "\($0.status) \($0.path.gateway?.description ?? "-")" }
+                    .joined(separator: ", ")
+            }
+            return (heardLines + ["log:"] + log.values).joined(separator: "\n")
+        }
     }
 
     @Test func aRouteElsewhereAndAnotherInterfacesAddressCostNoLookups() throws {
@@ -365,7 +378,7 @@ struct IncrementalEvaluationInNamespaceTests {
         try network.ip("route", "add", "unreachable", "10.0.0.24/32")
         #expect(eventually { fleet.heard[23].values.last?.status == .notReachable })
         let gateways = Set(fleet.heard.dropLast().compactMap { $0.values.last?.path.gateway?.description })
-        #expect(gateways == [TestNetwork.gatewayIPv4, "192.0.2.9"])
-        #expect(try fleet.matchReads(upTo: 23))
+        #expect(gateways == [TestNetwork.gatewayIPv4, "192.0.2.9"], "\(fleet.account)")
+        #expect(try fleet.matchReads(upTo: 23), "\(fleet.account)")
     }
 }
