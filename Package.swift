@@ -125,7 +125,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityValidationCore",
             dependencies: [
-                "NetworkReachabilityKit", "NetworkReachabilityCore", .product(name: "Logging", package: "swift-log"),
+                "NetworkReachabilityCore", "NetworkReachabilityPOSIX", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityRadio",
             dependencies: [
-                "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
+                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -80,7 +80,8 @@ public final class NetworkReachability: Sendable {
     public static let metricDescriptions: [String: String] = Dictionary(
         uniqueKeysWithValues: MonitorMetrics.Family.allCases.map { ($0.rawValue, $0.help) })
 
-    /// Releasing the object stops every way of listening and ends its sequences.
+    /// Releasing the object stops its closure listener and notifications (an ``updates`` sequence keeps it alive
+    /// while it is iterated).
     deinit {
         let consumers = listening.withLock { listening in
             defer { listening.consumers.removeAll() }
@@ -139,8 +140,9 @@ public final class NetworkReachability: Sendable {
     /// changes: Alamofire 5's rule, so unplugging a cable is one `.notReachable`, however the flags change beneath
     /// it. Replaces an earlier listener. (``updates`` hears every change of flags or path.)
     ///
-    /// On Linux the main queue runs only under `dispatchMain()` or a running `RunLoop`; in a command-line tool or
-    /// a server that runs neither, pass a queue of your own: `startListening(onQueue: DispatchQueue(label: "net"))`.
+    /// On Linux the main queue runs only under `dispatchMain()`, a running `RunLoop` or an `async` `main`; in a
+    /// command-line tool or a server that runs none of them, pass a queue of your own:
+    /// `startListening(onQueue: DispatchQueue(label: "net"))`.
     ///
     /// Stopping from inside the listener is safe; no call arrives after ``stopListening()`` returns
     /// on the listener's queue.
@@ -153,6 +155,19 @@ public final class NetworkReachability: Sendable {
         addLoggedConsumer(named: Self.listenerName, rule: .status, queue: queue) { listener($0.status) }
     }
 
+    /// Calls `listener` on the main actor with the status once the target is first evaluated, then whenever the
+    /// status changes, as ``startListening(onQueue:onUpdatePerforming:)`` does on the main queue: for Swift 6 UI code,
+    /// which may then touch main-actor state without `MainActor.assumeIsolated`.
+    ///
+    /// - Returns: whether listening started; `false` when the kernel subscription could not be opened.
+    @discardableResult
+    public func startListening(onMainActor listener: @escaping @MainActor @Sendable (NetworkReachabilityStatus) -> Void) -> Bool {
+        // The main queue's blocks run on the main actor's executor: the main thread.
+        addLoggedConsumer(named: Self.listenerName, rule: .status, queue: .main) { snapshot in
+            MainActor.assumeIsolated { listener(snapshot.status) }
+        }
+    }
+
     /// A closure that hears the status: Alamofire's name for it.
     public typealias Listener = @Sendable (NetworkReachabilityStatus) -> Void
 
@@ -161,6 +176,10 @@ public final class NetworkReachability: Sendable {
     public typealias NetworkReachabilityStatus = NetworkReachabilityCore.NetworkReachabilityStatus
 
     /// Stops the closure listener. The kernel subscription closes when no object in the process listens.
+    ///
+    /// A status already on its way to the listener's queue when this is called is dropped, not delivered: no call
+    /// arrives once this returns, on the listener's queue (Alamofire's would still run one already queued). Read
+    /// ``status`` for the state at that moment.
     public func stopListening() {
         removeConsumer(named: Self.listenerName)
     }
@@ -169,23 +188,31 @@ public final class NetworkReachability: Sendable {
 
     /// The target's snapshots: the first as soon as it is evaluated, then one per change of flags or path.
     ///
-    /// Listening starts when the sequence is made and ends when the iterating task is cancelled or this
-    /// object is released.
+    /// Listening starts when the sequence is made and ends when the iterating task is cancelled, the loop ends, or
+    /// the sequence is dropped. While it lives it keeps this object alive, so
+    /// `for await snapshot in NetworkReachability().updates` listens for as long as the loop runs.
+    ///
+    /// A reader that falls behind loses the oldest snapshots, never the newest: at most ``updatesBufferLimit`` wait
+    /// for it, as a path monitor's reader wants the path as it is now, not a backlog.
     public var updates: AsyncStream<ReachabilitySnapshot> {
-        AsyncStream { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(Self.updatesBufferLimit)) { continuation in
             do {
                 let consumer = try addConsumer(rule: .snapshot) {
                     continuation.yield($0)
                 } finish: {
                     continuation.finish()
                 }
-                continuation.onTermination = { [weak self] _ in self?.removeConsumer(consumer) }
+                // Holds this object until the sequence ends: the stream's end, not its source's release, stops it.
+                continuation.onTermination = { _ in self.removeConsumer(consumer) }
             } catch {
                 logger.error("starting to listen to \(target) failed: \(error)")
                 continuation.finish()
             }
         }
     }
+
+    /// How many snapshots ``updates`` keeps for a reader that has not taken them; beyond, the oldest are dropped.
+    public static let updatesBufferLimit = 64
 
     /// Why listening ended on its own, if it did: the kernel subscription failed and could not be reopened, or
     /// the named network namespace it lived in was deleted (``ReachabilityError/networkNamespaceDeleted(_:)``).

@@ -1,4 +1,5 @@
 @_exported import NetworkReachabilityCore
+@_exported import Dispatch
 import Logging
 
 @_exported import NetworkReachabilityLinux
@@ -27,7 +28,7 @@ extension NetworkReachability {
     ///
     /// - Throws: as ``init(target:resolutionTimeout:logger:)``.
     public convenience init(
-        target: ReachabilityTarget = .internet, requiredInterfaceType: NetworkInterface.InterfaceType,
+        target: ReachabilityTarget, requiredInterfaceType: NetworkInterface.InterfaceType,
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
@@ -41,13 +42,32 @@ extension NetworkReachability {
     ///
     /// - Throws: as ``init(target:resolutionTimeout:logger:)``.
     public convenience init(
-        target: ReachabilityTarget = .internet, prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>,
+        target: ReachabilityTarget, prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>,
         resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
         try self.init(
             target: .restricted(target, InterfaceRestriction(prohibitedTypes: prohibitedInterfaceTypes)),
             resolutionTimeout: resolutionTimeout, logger: logger)
+    }
+
+    /// Watches the internet through interfaces of `requiredInterfaceType` only, as `NWPathMonitor(requiredInterfaceType:)`
+    /// does; see ``init(target:requiredInterfaceType:resolutionTimeout:logger:)`` for other targets.
+    public convenience init(requiredInterfaceType: NetworkInterface.InterfaceType, logger: Logger = NetworkReachability.silentLogger) {
+        self.init(
+            validatedTarget: .restricted(.internet, InterfaceRestriction(requiredType: requiredInterfaceType)), monitor: .system,
+            resolutionTimeout: Self.defaultResolutionTimeout, logger: logger)
+    }
+
+    /// Watches the internet through interfaces of any type but `prohibitedInterfaceTypes`, as
+    /// `NWPathMonitor(prohibitedInterfaceTypes:)` does; see
+    /// ``init(target:prohibitedInterfaceTypes:resolutionTimeout:logger:)`` for other targets.
+    public convenience init(
+        prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>, logger: Logger = NetworkReachability.silentLogger
+    ) {
+        self.init(
+            validatedTarget: .restricted(.internet, InterfaceRestriction(prohibitedTypes: prohibitedInterfaceTypes)),
+            monitor: .system, resolutionTimeout: Self.defaultResolutionTimeout, logger: logger)
     }
 
     /// Watches the internet: a default or split-default route, IPv4 or IPv6 (Apple's `0.0.0.0`).
@@ -141,5 +161,26 @@ extension ReachabilityWorkQueue {
         retryPolicy: RetryPolicy = .standard, logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
         try self.init(reachability: NetworkReachability(), retryPolicy: retryPolicy, logger: logger)
+    }
+}
+
+extension NetworkPathMonitor {
+    /// Watches the internet's path, as `NWPathMonitor()` does.
+    public convenience init(logger: Logger = NetworkReachability.silentLogger) {
+        self.init(reachability: NetworkReachability(logger: logger))
+    }
+
+    /// Watches the internet's path through interfaces of `requiredInterfaceType` only, as
+    /// `NWPathMonitor(requiredInterfaceType:)` does.
+    public convenience init(requiredInterfaceType: NetworkInterface.InterfaceType, logger: Logger = NetworkReachability.silentLogger) {
+        self.init(reachability: NetworkReachability(requiredInterfaceType: requiredInterfaceType, logger: logger))
+    }
+
+    /// Watches the internet's path through interfaces of any type but `prohibitedInterfaceTypes`, as
+    /// `NWPathMonitor(prohibitedInterfaceTypes:)` does.
+    public convenience init(
+        prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>, logger: Logger = NetworkReachability.silentLogger
+    ) {
+        self.init(reachability: NetworkReachability(prohibitedInterfaceTypes: prohibitedInterfaceTypes, logger: logger))
     }
 }

@@ -1,3 +1,4 @@
+@_exported import NetworkReachabilityKit
 import NetworkReachabilityLinux
 import NetworkReachabilityPOSIX
 import Logging

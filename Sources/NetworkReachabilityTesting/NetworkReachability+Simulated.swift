@@ -1,5 +1,6 @@
 import Logging
-import NetworkReachabilityCore
+@_exported import NetworkReachabilityCore
+@_exported import Dispatch
 
 extension NetworkReachability {
     /// Watches `target` on a ``SimulatedNetwork`` instead of the host's: for tests.

@@ -2,7 +2,6 @@ import NetworkReachabilityPOSIX
 import Dispatch
 import Logging
 import NetworkReachabilityCore
-import NetworkReachabilityKit
 
 /// Checks that the internet really carries traffic, not only that a packet can leave: detects captive
 /// portals (hotel and airport log-in pages) and dead uplinks, as Android's validated networks do.
@@ -35,13 +34,13 @@ public final class ConnectivityValidator: Sendable {
     /// (`NetworkReachabilityValidation` adds the initializer that probes with AsyncHTTPClient.)
     ///
     /// - Parameters:
-    ///   - reachability: what must be reachable before a probe is sent; the internet unless you pass another.
+    ///   - reachability: what must be reachable before a probe is sent: `NetworkReachability()` for the internet.
     ///   - configuration: the probe URL, timeouts and retry delays.
     ///   - prober: what sends probes.
     ///   - logger: where each probe's outcome is logged (debug); nothing is logged unless you pass a logger.
     /// - Throws: the kernel subscription's error when it cannot be opened.
     public convenience init(
-        reachability: NetworkReachability = NetworkReachability(), configuration: ValidationConfiguration,
+        reachability: NetworkReachability, configuration: ValidationConfiguration,
         prober: any ConnectivityProbing, logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
         try self.init(reachability: reachability, configuration: configuration, prober: prober, logger: logger, closing: nil)
