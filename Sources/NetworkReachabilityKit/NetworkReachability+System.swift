@@ -11,10 +11,10 @@ extension NetworkReachability {
     ///   - target: the internet, the link-local network, an address, an address pair or a host.
     ///   - resolutionTimeout: for a host, how long one resolution may take before it counts as timed out.
     ///   - logger: where to log; nothing is logged unless you pass a logger.
-    /// - Throws: ``ReachabilityError/unknownZone(_:)`` when an IPv6 zone names no interface,
-    ///   ``ReachabilityError/localAddressNotOwned(_:)`` or ``ReachabilityError/familyMismatch(local:remote:)``
-    ///   for a bad address pair; ``ReachabilityError/invalidResolutionTimeout(_:)`` for a timeout not above zero
-    ///   or over ``maximumResolutionTimeout``. The internet and link-local targets never throw otherwise.
+    /// - Throws: `ReachabilityError.unknownZone(_:)` when an IPv6 zone names no interface,
+    ///   `ReachabilityError.localAddressNotOwned(_:)` or `ReachabilityError.familyMismatch(local:remote:)`
+    ///   for a bad address pair; `ReachabilityError.invalidResolutionTimeout(_:)` for a timeout not above zero
+    ///   or over `NetworkReachability.maximumResolutionTimeout`. The internet and link-local targets never throw otherwise.
     public convenience init(
         target: ReachabilityTarget, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
@@ -24,7 +24,7 @@ extension NetworkReachability {
 
     /// Watches `target` through interfaces of `requiredInterfaceType` only, as NWPathMonitor's initializer of that
     /// name does: reachable only when a route carries it out of such an interface (the kernel is asked for the route
-    /// out of each one), else not reachable for ``UnsatisfiedReason/prohibitedInterfaceType``.
+    /// out of each one), else not reachable for `UnsatisfiedReason.prohibitedInterfaceType`.
     ///
     /// - Throws: as ``init(target:resolutionTimeout:logger:)``.
     public convenience init(
@@ -77,15 +77,15 @@ extension NetworkReachability {
 
     /// Watches one IPv4 or IPv6 address, such as `192.0.2.1` or `fe80::1%eth0`.
     ///
-    /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)`` or ``ReachabilityError/unknownZone(_:)``.
+    /// - Throws: `ReachabilityError.invalidAddress(_:reason:)` or `ReachabilityError.unknownZone(_:)`.
     public convenience init(address: String, logger: Logger = NetworkReachability.silentLogger) throws(ReachabilityError) {
         try self.init(target: .address(IPAddress(address)), logger: logger)
     }
 
     /// Watches `remoteAddress` as reached from `localAddress`, which must be one of this host's addresses.
     ///
-    /// - Throws: ``ReachabilityError/invalidAddress(_:reason:)``, ``ReachabilityError/localAddressNotOwned(_:)``
-    ///   or ``ReachabilityError/familyMismatch(local:remote:)``.
+    /// - Throws: `ReachabilityError.invalidAddress(_:reason:)`, `ReachabilityError.localAddressNotOwned(_:)`
+    ///   or `ReachabilityError.familyMismatch(local:remote:)`.
     public convenience init(
         localAddress: String, remoteAddress: String, logger: Logger = NetworkReachability.silentLogger
     ) throws(ReachabilityError) {
@@ -97,15 +97,16 @@ extension NetworkReachability {
     /// The name is resolved off the caller's thread with `getaddrinfo` (so `/etc/hosts`, nsswitch and the
     /// system's DNS apply), and again whenever the network or the resolver configuration changes. Until the first
     /// resolution ends the status is `unknown`; then the host is reachable when any of its addresses is. A name
-    /// that does not resolve is `notReachable`, and the path's ``ReachabilityPath/host`` says why.
+    /// that does not resolve is `notReachable`, and the path's `ReachabilityPath.host` says why.
     /// An IP literal is watched as an address, without DNS.
     ///
     /// - Parameters:
     ///   - host: a host name (internationalized names are accepted) or an IP literal.
     ///   - resolutionTimeout: how long one resolution may take before it counts as timed out.
-    /// - Throws: ``ReachabilityError/invalidHostName(_:reason:)`` (empty, over 253 octets, a label over 63,
+    ///   - logger: where to log; nothing is logged unless you pass a logger.
+    /// - Throws: `ReachabilityError.invalidHostName(_:reason:)` (empty, over 253 octets, a label over 63,
     ///   characters no host name can hold), an address error for a bad literal, or
-    ///   ``ReachabilityError/invalidResolutionTimeout(_:)``.
+    ///   `ReachabilityError.invalidResolutionTimeout(_:)`.
     public convenience init(
         host: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
         logger: Logger = NetworkReachability.silentLogger
@@ -117,7 +118,7 @@ extension NetworkReachability {
     /// routing, so the URL is reachable when its host is (a name as ``init(host:resolutionTimeout:logger:)``
     /// watches it, an IP literal as an address). With Foundation's `URL`, pass `url.absoluteString`.
     ///
-    /// - Throws: ``ReachabilityError/invalidURL(_:reason:)`` without a scheme or host, or what
+    /// - Throws: `ReachabilityError.invalidURL(_:reason:)` without a scheme or host, or what
     ///   ``init(host:resolutionTimeout:logger:)`` throws for the host.
     public convenience init(
         url: String, resolutionTimeout: Duration = NetworkReachability.defaultResolutionTimeout,
@@ -135,9 +136,9 @@ extension NetworkReachability {
 
     /// Every interface of this host with its type, state, carrier and addresses, and which carry the internet:
     /// `networkctl`'s list, read from the kernel now (one round trip each for links, addresses and the internet);
-    /// with each interface's ``InterfaceStatus/details`` where a source of them runs (`NetworkReachabilityRadio`).
+    /// with each interface's `InterfaceStatus.details` where a source of them runs (`NetworkReachabilityRadio`).
     ///
-    /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
+    /// - Throws: `ReachabilityError.systemCallFailed(call:errno:)` when the kernel cannot be asked.
     public static func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
         try ReachabilityMonitor.system.interfaces()
     }

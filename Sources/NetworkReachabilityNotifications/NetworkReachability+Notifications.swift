@@ -3,20 +3,20 @@ import Foundation
 import NetworkReachabilityCore
 
 extension Notification.Name {
-    /// Posted on a ``NetworkReachability`` object's notification center when its flags change.
+    /// Posted on a `NetworkReachability` object's notification center when its flags change.
     ///
-    /// The notification's `object` is the ``NetworkReachability``; its `userInfo` holds the
-    /// ``ReachabilitySnapshot`` under ``NetworkReachability/snapshotUserInfoKey``.
+    /// The notification's `object` is the `NetworkReachability`; its `userInfo` holds the
+    /// `ReachabilitySnapshot` under ``NetworkReachabilityCore/NetworkReachability/snapshotUserInfoKey``.
     public static let networkReachabilityChanged = Notification.Name("NetworkReachabilityChanged")
 }
 
 extension NetworkReachability {
-    /// The `userInfo` key of the ``ReachabilitySnapshot`` in a ``Foundation/Notification/Name/networkReachabilityChanged`` notification.
+    /// The `userInfo` key of the `ReachabilitySnapshot` in a ``Foundation/NSNotification/Name/networkReachabilityChanged`` notification.
     public static let snapshotUserInfoKey = "snapshot"
 
     private static let notificationName = "notifications"
 
-    /// Posts ``Foundation/Notification/Name/networkReachabilityChanged`` on `center`, from `queue`, once the
+    /// Posts ``Foundation/NSNotification/Name/networkReachabilityChanged`` on `center`, from `queue`, once the
     /// target is first evaluated and then whenever its flags change. Replaces an earlier call's posting.
     ///
     /// This bridge lives in its own library so that only its users pay for full Foundation (about
