@@ -324,6 +324,19 @@ let package = Package(
             name: "QueueCrashDrill", dependencies: ["NetworkReachabilityQueue"], path: "Tests/QueueCrashDrill",
             swiftSettings: strictSettings
         ),
+        // The README's and the articles' examples of the libraries behind a trait, as written (scripts/extract-examples);
+        // those needing none compile in Examples/Ports, with their product alone.
+        .testTarget(
+            name: "ReadmeExampleTests",
+            dependencies: [
+                "NetworkReachabilityKit", "NetworkReachabilityValidation", "NetworkReachabilityExporter",
+                "NetworkReachabilityQueue", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "NetworkReachabilityQueueTests",
             dependencies: [

@@ -178,8 +178,14 @@ package final class JobStore: Sendable {
         defer { SystemFile.removeWithJournals(building) }
         let made = open(building, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o660)
         guard made >= 0 else {
-            if errno == ENOSPC { throw .full(reason: "the disk is full") }
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            let code = errno
+            if code == ENOSPC { throw .full(reason: "the disk is full") }
+            if code == ENOENT {
+                // Only a missing directory makes O_CREAT fail so: the queue makes its file, never its directory.
+                let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+                throw .cannotOpen(path: path, reason: "its directory '\(directory.isEmpty ? "/" : directory)' does not exist")
+            }
+            throw .cannotOpen(path: path, reason: String(cString: strerror(code)))
         }
         close(made)
         do {

@@ -180,6 +180,16 @@ struct DurableWorkQueueTests {
         validator.close()
     }
 
+    @Test func aQueueInADirectoryThatDoesNotExistSaysSo() throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        #expect(throws: QueueError.cannotOpen(path: folder + "/outbox/q", reason: "its directory '\(folder)/outbox' does not exist")) {
+            try Self.queue(folder + "/outbox/q", network)
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder + "/outbox"))  // it says so; it makes no directory
+    }
+
     @Test func oneWorkerRunsAFileTheSecondIsRefusedUntilTheFirstStops() async throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }

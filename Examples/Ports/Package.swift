@@ -1,0 +1,43 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Code written against Alamofire 5's NetworkReachabilityManager and Network.framework's NWPathMonitor, ported with only
+// the edits Migrating.md lists, and the README's examples as written (ReadmeExamples, made by scripts/generate-docs).
+// It compiles in Swift 5 language mode, as such app code usually is, and in Swift 6 mode: CI builds it in both
+// (`PORT_LANGUAGE_MODE=6 swift build --manifest-cache none --scratch-path .build-swift6`, as .ci/run does).
+let languageMode: SwiftLanguageMode = Context.environment["PORT_LANGUAGE_MODE"] == "6" ? .v6 : .v5
+
+/// A product of the package, for Linux only: the package's backend is Linux's; an iOS build of the same app keeps
+/// Alamofire or Network.framework.
+func library(_ name: String) -> Target.Dependency {
+    .product(name: name, package: "swift-network-reachability", condition: .when(platforms: [.linux]))
+}
+
+let package = Package(
+    name: "Ports",
+    // No traits: the libraries alone, so this resolves swift-log and swift-metrics only.
+    dependencies: [.package(name: "swift-network-reachability", path: "../..", traits: [])],
+    targets: [
+        .target(
+            name: "PortFromAlamofire", dependencies: [library("NetworkReachabilityKit")],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        .target(
+            name: "PortFromNWPathMonitor", dependencies: [library("NetworkReachabilityKit")],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        // Each README example that needs no trait, with only the product it imports: one that named a type its import
+        // does not bring, or linked a module its product does not, fails here.
+        .target(
+            name: "ReadmeKitExamples", dependencies: [library("NetworkReachabilityKit")],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        .target(
+            name: "ReadmeRadioExamples", dependencies: [library("NetworkReachabilityRadio")],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        .target(
+            name: "ReadmeTestingExamples", dependencies: [library("NetworkReachabilityTesting")],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        .executableTarget(
+            name: "ReadmeRun",
+            dependencies: ["PortFromAlamofire", "PortFromNWPathMonitor", "ReadmeKitExamples", "ReadmeRadioExamples", "ReadmeTestingExamples"],
+            swiftSettings: [.swiftLanguageMode(languageMode)]),
+    ]
+)
