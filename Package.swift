@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityValidation",
             dependencies: [
-                "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityValidationCore",
+                "NeedsValidationTrait", "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Validation"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Validation"])),
@@ -165,7 +165,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityQueue",
             dependencies: [
-                "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
+                "NeedsQueueTrait", "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidationCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
@@ -178,7 +178,7 @@ let package = Package(
         .target(
             name: "NetworkReachabilityExporter",
             dependencies: [
-                "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore", "CCrypt",
+                "NeedsExporterTrait", "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore", "CCrypt",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["Exporter"])),
@@ -194,6 +194,10 @@ let package = Package(
             swiftSettings: strictSettings,
             plugins: ["BuildRevision"]
         ),
+        // One line naming the trait a library needs, where a build without it would say only "no such module".
+        .target(name: "NeedsQueueTrait", path: "Sources/Traits/NeedsQueueTrait"),
+        .target(name: "NeedsValidationTrait", path: "Sources/Traits/NeedsValidationTrait"),
+        .target(name: "NeedsExporterTrait", path: "Sources/Traits/NeedsExporterTrait"),
         // The commit the exporter is built from, for `reach_build_info{revision}`.
         .plugin(name: "BuildRevision", capability: .buildTool()),
         // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
