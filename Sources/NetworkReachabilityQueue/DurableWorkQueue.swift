@@ -221,6 +221,23 @@ public final class DurableWorkQueue: Sendable {
     /// were dropped; `nil` when the file holds no such job.
     public func output(of id: Int64) throws(QueueError) -> (bytes: [UInt8], dropped: Int64)? { try store.output(of: id) }
 
+    /// Every job not done, in order of submission; with `includingDone`, the done ones kept too (`reach queue list`).
+    public func jobs(includingDone: Bool = false) throws(QueueError) -> [StoredJob] { try store.jobs(includingDone: includingDone) }
+
+    /// Job `id`, with its state and outcome; `nil` when the file holds no such job.
+    public func job(_ id: Int64) throws(QueueError) -> StoredJob? { try store.job(id) }
+
+    /// How many jobs are in each state, every state with its number, 0 included (kept by the file: nothing is counted).
+    public func counts() throws(QueueError) -> [StoredJob.State: Int] {
+        let kept = try store.counts()
+        return Dictionary(uniqueKeysWithValues: StoredJob.State.allCases.map { ($0, kept[$0] ?? 0) })
+    }
+
+    /// Removes job `id` whatever its state, and cancels its run if it is running; whether there was one. The jobs
+    /// that were to follow it (`after:`) fail.
+    @discardableResult
+    public func remove(_ id: Int64) throws(QueueError) -> Bool { try store.remove(id) }
+
     // MARK: - Running
 
     /// The descriptor of the worker's lock while the queue runs: a process started by a handler that inherits it

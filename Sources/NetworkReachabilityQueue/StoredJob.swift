@@ -1,9 +1,10 @@
 import NetworkReachabilityCore
 
-/// A job as the database holds it.
-package struct StoredJob: Sendable, Equatable {
+/// A job as the queue's file holds it: what ``DurableWorkQueue/jobs(includingDone:)`` and ``DurableWorkQueue/job(_:)``
+/// give, its state and outcome included.
+public struct StoredJob: Sendable, Equatable {
     /// Where a job is in its life.
-    package enum State: String, Sendable, Codable {
+    public enum State: String, Sendable, Codable, CaseIterable {
         /// Not run yet, or given back because its conditions stopped holding while it ran.
         case waiting
         /// Claimed by the worker and running; at the worker's next start, a run the process did not finish is
@@ -21,31 +22,34 @@ package struct StoredJob: Sendable, Equatable {
     }
 
     /// Increasing in order of submission: the queue's order.
-    package let id: Int64
+    public let id: Int64
     /// The handler that runs it.
-    package let kind: String
-    package let payload: [UInt8]
-    package let conditions: JobConditions
-    package let retryPolicy: RetryPolicy
+    public let kind: String
+    /// The payload as submitted, JSON-encoded (``DurableJob/payload(as:)`` decodes it in a handler).
+    public let payload: [UInt8]
+    /// What must hold for it to run.
+    public let conditions: JobConditions
+    /// How a failed attempt is retried.
+    public let retryPolicy: RetryPolicy
     /// A job submitted with the same key replaces this one, or is dropped, as its submitter asks.
-    package let key: String?
-    package let state: State
+    public let key: String?
+    public let state: State
     /// Runs started, the one running included.
-    package let attempts: Int
+    public let attempts: Int
     /// Milliseconds since 1970 before which it does not run again (the wall clock, so backoff survives a reboot).
-    package let nextAttemptAt: Int64
+    public let nextAttemptAt: Int64
     /// Milliseconds since 1970 after which it is failed instead of run; `nil`: never.
-    package let expiresAt: Int64?
+    public let expiresAt: Int64?
     /// Why its last attempt failed.
-    package let lastError: String?
+    public let lastError: String?
     /// Among the jobs that may run, a higher one runs first.
-    package var priority = 0
+    public package(set) var priority = 0
     /// The job that must succeed before this one runs.
-    package var after: Int64?
+    public package(set) var after: Int64?
     /// How long one attempt may run, in milliseconds.
-    package var timeout: Int64?
+    public package(set) var timeout: Int64?
     /// Milliseconds since 1970 when it was done or failed for good.
-    package var finishedAt: Int64?
+    public package(set) var finishedAt: Int64?
     /// What its last attempt's command exited with: 0 when done, `128 + N` after signal N, 124 after its timeout.
-    package var exitStatus: Int32?
+    public package(set) var exitStatus: Int32?
 }

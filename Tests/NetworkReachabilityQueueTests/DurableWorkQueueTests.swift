@@ -258,6 +258,45 @@ struct DurableWorkQueueTests {
         await queue.stop()
     }
 
+    /// What `reach queue list` and `remove` do, from Swift: the jobs with their states, counts, one job's outcome, and
+    /// a removal that cancels a run in this very process.
+    @Test func jobsAreListedCountedAndRemovedThroughThePublicAPI() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network()
+        let queue = try Self.queue(folder + "/q", network)
+        let cancelled = Recorder<Int64>()
+        let started = Recorder<String>()
+        queue.register("upload") { job in
+            let payload = try job.payload(as: String.self)
+            started.append(payload)
+            guard payload == "long" else { return }
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.append(job.id)
+                throw error
+            }
+        }
+        let short = try queue.submit("upload", payload: "short")
+        let long = try queue.submit("upload", payload: "long")
+        let follower = try queue.submit("upload", payload: "after", after: long)
+        let counts = try queue.counts()
+        #expect(counts == [.waiting: 2, .blocked: 1, .running: 0, .retrying: 0, .done: 0, .failed: 0], "\(counts)")
+        try queue.start()
+        #expect(await started.waitForAsync(2) == ["short", "long"])
+        #expect(try queue.job(short)?.state == .done && queue.job(short)?.exitStatus == 0)
+        #expect(try queue.jobs().map(\.id) == [long, follower])
+        #expect(try queue.jobs(includingDone: true).map(\.state) == [.done, .running, .blocked])
+
+        #expect(try queue.remove(long))
+        #expect(await cancelled.waitForAsync(1) == [long])
+        #expect(try queue.job(long) == nil)
+        #expect(try queue.job(follower)?.state == .failed && queue.job(follower)?.lastError == "job \(long) was removed")
+        #expect(try !queue.remove(long))
+        await queue.stop()
+    }
+
     @Test func runsWaitsAndJobsByStateAreRecorded() async throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
