@@ -6,7 +6,7 @@
 
 /// A pthread mutex and condition variable around one value: for a thread that must sleep until another
 /// changes the value. Like ``Locked``, ThreadSanitizer sees it.
-package final class ConditionLock<Value>: @unchecked Sendable {
+package final class ConditionLock<Value> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
     // Guarded by `mutex`.
@@ -70,3 +70,6 @@ package final class ConditionLock<Value>: @unchecked Sendable {
         return body(&value, isReady(value))
     }
 }
+
+/// Shared between threads only around a value that may cross them, as ``Locked`` is.
+extension ConditionLock: @unchecked Sendable where Value: Sendable {}

@@ -17,7 +17,7 @@
 ///
 /// Keep a function in a struct, not as the value itself: where a `withLock` is not specialized, its body's `inout`
 /// parameter is converted and written back, which wraps a stored function in two more thunks at every access.
-public struct Locked<Value>: @unchecked Sendable {
+public struct Locked<Value> {
     @usableFromInline
     final class Storage: ManagedBuffer<Value, pthread_mutex_t> {
         deinit {
@@ -48,3 +48,7 @@ public struct Locked<Value>: @unchecked Sendable {
         }
     }
 }
+
+/// A lock is shared between threads only around a value that may cross them: what `withLock` hands out (a copy, or
+/// a reference) must be safe where the caller takes it.
+extension Locked: @unchecked Sendable where Value: Sendable {}

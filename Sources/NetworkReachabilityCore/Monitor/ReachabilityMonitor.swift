@@ -11,8 +11,10 @@ import Logging
 /// (``TargetDependency/isTouched(by:of:)``) and those due for a reason of their own, and hands each consumer the
 /// snapshots its rule calls new.
 package final class ReachabilityMonitor: Sendable {
-    /// One distinct target and the consumers that listen to it. Guarded by the monitor's lock.
-    private final class Entry {
+    /// One distinct target and the consumers that listen to it. Its variables are read and written only under the
+    /// monitor's lock (a pass holds entries outside it, and takes the lock again to touch them): that lock, not the
+    /// compiler, makes it safe to share, which is what `@unchecked` says here and nowhere wider.
+    private final class Entry: @unchecked Sendable {
         /// Evaluated in the next pass, whatever the changes: a new consumer, a host's new resolution.
         var isDue = true
         /// Its interface's details changed: the next pass gives `last` the new ones, with no evaluation.

@@ -6,8 +6,9 @@ import CNetlink
     import Musl
 #endif
 
-/// A `NETLINK_ROUTE` socket. Owned by one user at a time; callers serialize access.
-final class NetlinkSocket {
+/// A `NETLINK_ROUTE` socket. Owned by one user at a time, which serializes access: the queries' lock, or the
+/// monitor's thread for a subscription's. That owner, not the compiler, makes it safe to hand on (`@unchecked`).
+final class NetlinkSocket: @unchecked Sendable {
     /// One received datagram's metadata.
     struct Datagram {
         /// How many bytes were written to the buffer.
