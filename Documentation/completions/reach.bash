@@ -189,7 +189,7 @@ _reach_status() {
     non_repeating_flags=(--json --verbose --version -h --help)
     repeating_options=(--prohibit)
     non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --from)
-    __reach_offer_flags_options -1
+    __reach_offer_flags_options 1
 
     # Offer option value completions
     case "${prev}" in

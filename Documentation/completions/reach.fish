@@ -23,7 +23,7 @@ function __reach_parse_tokens -S
         __reach_parse_subcommand 0 'version' 'h/help'
         switch $unparsed_tokens[1]
         case 'status'
-            __reach_parse_subcommand -r 1 'resolution-timeout=' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'from=' 'json' 'verbose' 'version' 'h/help'
+            __reach_parse_subcommand 1 'resolution-timeout=' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'from=' 'json' 'verbose' 'version' 'h/help'
         case 'watch'
             __reach_parse_subcommand -r 1 'resolution-timeout=' 'validate=' 'validation-timeout=' 'require=' 'prohibit=+' 'json' 'verbose' 'version' 'h/help'
         case 'wait'

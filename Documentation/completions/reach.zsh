@@ -79,7 +79,7 @@ _reach_status() {
     local -ar ___require=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar arg_specs=(
-        '*:targets:'
+        ':target:'
         '--resolution-timeout[Seconds a host name'\''s resolution may take before it counts as timed out.]:resolution-timeout:'
         '--validate[Check the internet for real with an HTTP GET to this URL, which must answer 204 (captive portals, dead uplinks).]:validate:'
         '--validation-timeout[Seconds one validation probe may take.]:validation-timeout:'

@@ -30,6 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
+    @Argument(help: TargetOptions.targetsHelp)
+    var targets: [String] = []
+
     @OptionGroup var targetOptions: TargetOptions
 
     @Option(
@@ -89,6 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         CommandFailure.lineFormat = logFormat  // a failure from here on is a log line of its own format
+        _ = try targetOptions.parse(targets)
         guard metricsPath.hasPrefix("/"), !["/", "/status", "/events"].contains(metricsPath), metricsPath.count <= 256,
             metricsPath.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "/-_.~".contains($0)) })
         else {
@@ -105,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let parsed = try targetOptions.parsed()
+        let parsed = try targetOptions.parsed(targets)
         let arguments = parsed.arguments
         var limits = ServeLimits(targets: arguments.count)
         limits.maxConnections = maxConnections.value

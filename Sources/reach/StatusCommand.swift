@@ -10,6 +10,9 @@ struct StatusCommand: AsyncParsableCommand {
         abstract: "Print the current state of a target once (exit 0 reachable, 1 not reachable, 64 bad input)."
     )
 
+    @Argument(help: "The target: internet (default), link-local, an IPv4/IPv6 address, a host name or a URL.")
+    var target: String?
+
     @OptionGroup var targetOptions: TargetOptions
 
     @Option(name: .customLong("from"), help: "Local address to send from (the target must be an address).")
@@ -20,15 +23,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: VerboseOption
 
-    func validate() throws {
-        guard targetOptions.targets.count <= 1 else {
-            throw ValidationError("status reads one target; watch and wait read several")
-        }
-        if local != nil { _ = try targetOptions.parse(from: local) }
-    }
+    private var targets: [String] { target.map { [$0] } ?? [] }
+
+    func validate() throws { _ = try targetOptions.parse(targets, from: local) }
 
     func run() async throws {
-        let parsed = try targetOptions.parsed(from: local)
+        let parsed = try targetOptions.parsed(targets, from: local)
         let argument = parsed.arguments[0]
         let configuration = parsed.validation
         let reachability = try targetOptions.reachabilities(of: parsed, logger: logging.logger)[0]

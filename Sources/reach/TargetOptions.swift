@@ -4,12 +4,14 @@ import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import ReachCommandLine
 
-/// The targets a command reads and how each is read: the resolution timeout, the interface types and validation.
-/// `status`, `watch`, `wait` and `serve` share it, and it is checked whole in ``validate()``, before any command
-/// starts: one bad target or option, and nothing is watched, printed or served.
+/// How a command's targets are read: the resolution timeout, the interface types and validation. `status`,
+/// `watch`, `wait` and `serve` share it; each command takes its targets itself (`status` one, the others several,
+/// ``targetsHelp``) and checks them whole with these options in its `validate()`, before it starts: one bad target or
+/// option, and nothing is watched, printed or served.
 struct TargetOptions: ParsableArguments {
-    @Argument(help: "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
-    var targets: [String] = []
+    /// The help of the commands that read several targets.
+    static let targetsHelp = ArgumentHelp(
+        "Targets: internet (default), link-local, IPv4/IPv6 addresses, host names or URLs.")
 
     @Option(
         parsing: .unconditional, help: "Seconds a host name's resolution may take before it counts as timed out.",
@@ -31,11 +33,9 @@ struct TargetOptions: ParsableArguments {
         var validated: Int? { validation == nil ? nil : arguments.firstIndex(where: \.isInternet) }
     }
 
-    func validate() throws { _ = try parse(from: nil) }
-
-    /// Parses the targets (with `status`'s `--from`, an address pair) and the validation options: a bad one is
+    /// Parses `targets` (with `status`'s `--from`, an address pair) and the validation options: a bad one is
     /// a `ValidationError` with the typed error's words, so it is one line and exit 64 as any bad option is.
-    func parse(from local: String?) throws -> Parsed {
+    func parse(_ targets: [String], from local: String? = nil) throws -> Parsed {
         do {
             let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
                 interfaces.restrict(try TargetArgument(text, from: local))
@@ -50,9 +50,9 @@ struct TargetOptions: ParsableArguments {
         }
     }
 
-    /// The options as parsed by ``validate()``; a URL target is said on stderr here, once.
-    func parsed(from local: String? = nil) throws -> Parsed {
-        let parsed = try parse(from: local)
+    /// The options as a command's `validate()` parsed them; a URL target is said on stderr here, once.
+    func parsed(_ targets: [String], from local: String? = nil) throws -> Parsed {
+        let parsed = try parse(targets, from: local)
         for argument in parsed.arguments {
             if let notice = argument.urlNotice { Output.error("reach: \(notice)") }
         }

@@ -16,6 +16,9 @@ struct WaitCommand: AsyncParsableCommand {
             """
     )
 
+    @Argument(help: TargetOptions.targetsHelp)
+    var targets: [String] = []
+
     @OptionGroup var targetOptions: TargetOptions
 
     @Option(
@@ -27,12 +30,14 @@ struct WaitCommand: AsyncParsableCommand {
 
     @OptionGroup var logging: VerboseOption
 
+    func validate() throws { _ = try targetOptions.parse(targets) }
+
     enum Mode: String, EnumerableFlag {
         case all, any
     }
 
     func run() async throws {
-        let parsed = try targetOptions.parsed()
+        let parsed = try targetOptions.parsed(targets)
         let waits = zip(parsed.arguments, try targetOptions.reachabilities(of: parsed, logger: logging.logger)).map {
             argument, reachability in
             TargetWait(

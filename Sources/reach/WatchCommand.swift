@@ -16,6 +16,9 @@ struct WatchCommand: ParsableCommand {
         abstract: "Print each target's state, then a line whenever its flags or path change, until interrupted."
     )
 
+    @Argument(help: TargetOptions.targetsHelp)
+    var targets: [String] = []
+
     @OptionGroup var targetOptions: TargetOptions
 
     @Flag(help: "Print one JSON object per line.")
@@ -23,8 +26,10 @@ struct WatchCommand: ParsableCommand {
 
     @OptionGroup var logging: VerboseOption
 
+    func validate() throws { _ = try targetOptions.parse(targets) }
+
     func run() throws {
-        let parsed = try targetOptions.parsed()
+        let parsed = try targetOptions.parsed(targets)
         let arguments = parsed.arguments
         let configuration = parsed.validation
         let logger = logging.logger

@@ -42,6 +42,16 @@ struct BadInputCLITests {
         #expect((lines.first?.count ?? 0) < 400)
     }
 
+    /// `status` reads one target and its help says so; the commands that read several say so too.
+    @Test func eachCommandsHelpNamesAsManyTargetsAsItReads() throws {
+        let status = try ReachBinary.run(["status", "--help"]).standardOutput
+        #expect(status.contains("reach status [<target>]") && !status.contains("<targets>"), "\(status)")
+        for command in ["watch", "wait", "serve"] {
+            let help = try ReachBinary.run([command, "--help"]).standardOutput
+            #expect(help.contains("[<targets> ...]") && help.contains("Targets: internet (default)"), "\(command): \(help)")
+        }
+    }
+
     @Test func aLongBadValueIsQuotedAtMost80CharactersAndANegativeNumberIsARangeNotAMissingValue() throws {
         for option in ["--request-timeout", "--max-connections", "--listen", "--validate"] {
             let line = try ReachBinary.run(["serve", option, Self.huge]).standardError
