@@ -134,7 +134,8 @@ let package = Package(
         .target(
             name: "NetworkReachabilityValidation",
             dependencies: [
-                "NeedsValidationTrait", "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityValidationCore",
+                "NeedsValidationTrait", "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityPOSIX",
+                "NetworkReachabilityValidationCore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Validation"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Validation"])),

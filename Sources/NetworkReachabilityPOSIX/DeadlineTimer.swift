@@ -86,8 +86,7 @@ package final class DeadlineTimer: Sendable {
     }
 
     private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        // Capped at about 35 years, so the sum cannot overflow.
-        return max(0, min(Int(clamping: seconds), 1 << 30) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        // Capped at about 35 years, so that a deadline on the monotonic clock cannot overflow.
+        Int(min(max(0, duration.saturatingMilliseconds), Int64(1 << 30) * 1000))
     }
 }

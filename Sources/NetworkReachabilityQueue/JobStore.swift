@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

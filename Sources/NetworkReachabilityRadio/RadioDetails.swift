@@ -103,8 +103,8 @@ public final class RadioDetails: Sendable {
         settleWindow: Duration = RadioDetails.settleWindow, logger: Logger = NetworkReachability.silentLogger
     ) {
         self.busAddress = busAddress
-        callTimeoutMilliseconds = Self.milliseconds(callTimeout)
-        state = Locked(State(window: SettleWindow(milliseconds: Self.milliseconds(settleWindow))))
+        callTimeoutMilliseconds = Int(callTimeout.saturatingMilliseconds)
+        state = Locked(State(window: SettleWindow(milliseconds: Int(settleWindow.saturatingMilliseconds))))
         self.logger = logger
         stopDescriptor = SystemCall.wakeDescriptor()
         monitor.attach(self)
@@ -138,13 +138,10 @@ public final class RadioDetails: Sendable {
     /// a one-shot read (`reach status`) that should include the details. Returns whether it ended.
     @discardableResult
     public func waitUntilRead(timeout: Duration) -> Bool {
-        settled.wait(until: { $0 }, deadline: MonotonicClock.milliseconds() + Self.milliseconds(timeout)) { _, ended in ended
+        settled.wait(until: { $0 }, deadline: Int(timeout.after(Int64(MonotonicClock.milliseconds())))) { _, ended in ended
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 
     // MARK: - The reading thread
 

@@ -7,6 +7,7 @@ import AsyncHTTPClient
 import Logging
 import NIOCore
 import NIOPosix
+import NetworkReachabilityPOSIX
 
 /// Probes with AsyncHTTPClient: no redirect followed, a new connection per probe (a kept-alive one may belong
 /// to the network before the change: each request says `Connection: close`), the body read up to the limit, TLS
@@ -49,8 +50,7 @@ public final class HTTPConnectivityProber: ConnectivityProbing {
         request.headers.add(name: "Cache-Control", value: "no-cache")
         request.headers.add(name: "Connection", value: "close")
         if let accept { request.headers.add(name: "Accept", value: accept) }
-        let (seconds, attoseconds) = timeout.components
-        let deadline = NIODeadline.now() + .seconds(seconds) + .nanoseconds(attoseconds / 1_000_000_000)
+        let deadline = NIODeadline.now() + .nanoseconds(timeout.saturatingNanoseconds)
         do {
             let response = try await client.execute(request, deadline: deadline, logger: logger)
             if response.history.count > 1, let redirect = response.history.first?.responseHead,

@@ -8,6 +8,7 @@ import FoundationEssentials
 #endif
 import NetworkReachabilityKit
 import NetworkReachabilityQueue
+import NetworkReachabilityPOSIX
 
 /// `reach queue add`: keeps a command in the file, committed before its id is printed.
 struct QueueAddCommand: ParsableCommand {

@@ -15,6 +15,7 @@ import ServiceLifecycle
     import Musl
 #endif
 import ReachCommandLine
+import NetworkReachabilityPOSIX
 
 /// `reach serve`: a Prometheus exporter and an event stream of the targets, until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {
@@ -116,8 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
         limits.maxStreams = streams
         limits.maxRequests = maxRequests.value
         limits.metricsPath = metricsPath
-        let (seconds, attoseconds) = requestTimeout.duration.components
-        limits.requestTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        limits.requestTimeout = .nanoseconds(requestTimeout.duration.saturatingNanoseconds)
         let log = serverLog
         let registry = PrometheusCollectorRegistry()
         let access = try WebAccess(path: webConfig, whenRead: Self.reloadReport(webConfig, series: registry, log: log))

@@ -1,3 +1,5 @@
+import NetworkReachabilityPOSIX
+
 /// What one interface's router advertisements leave in force over time: the summary, plus when each
 /// prefix and the DNS servers lapse, on a monotonic clock in milliseconds.
 ///
@@ -19,10 +21,10 @@ struct AdvertisementLedger: Sendable, Hashable {
         summary.fold(advertisement)
         for advertised in advertisement.nat64Prefixes {
             prefixDeadlines[advertised.prefix] =
-                advertised.lifetime > .zero ? now + Self.milliseconds(advertised.lifetime) : nil
+                advertised.lifetime > .zero ? Int(advertised.lifetime.after(Int64(now))) : nil
         }
         if let lifetime = advertisement.dnsLifetime {
-            dnsDeadline = lifetime > .zero && lifetime < Self.infiniteDNSLifetime ? now + Self.milliseconds(lifetime) : nil
+            dnsDeadline = lifetime > .zero && lifetime < Self.infiniteDNSLifetime ? Int(lifetime.after(Int64(now))) : nil
         }
         return summary != before
     }
@@ -44,8 +46,4 @@ struct AdvertisementLedger: Sendable, Hashable {
     /// The earliest moment something lapses, if anything will.
     var nextDeadline: Int? { (Array(prefixDeadlines.values) + (dnsDeadline.map { [$0] } ?? [])).min() }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        return Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000)
-    }
 }

@@ -306,8 +306,7 @@ package final class ReachabilityMonitor: Sendable {
                 let start = ContinuousClock.now
                 backend.hosts.refreshWatched()
                 pass(after: changes, through: loop.subscription)
-                let elapsed = (ContinuousClock.now - start).components
-                metrics.changeToDelivery.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+                metrics.changeToDelivery.recordNanoseconds((ContinuousClock.now - start).saturatingNanoseconds)
             case .resolverConfigurationChanged:
                 backend.hosts.refreshWatched()
                 markDue { target, _ in target.isInternet }  // its path says whether a name server exists

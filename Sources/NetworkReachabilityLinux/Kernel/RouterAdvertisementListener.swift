@@ -29,8 +29,7 @@ public enum RouterAdvertisementListener {
         for link in try queries.links() where link.isReadyToCarry && !link.isLoopback {
             SystemCall.sendRouterSolicitation(interfaceIndex: link.index)
         }
-        let milliseconds = Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000)
-        let deadline = MonotonicClock.milliseconds() + milliseconds
+        let deadline = Int(duration.after(Int64(MonotonicClock.milliseconds())))
         var heard: [RouterAdvertisement] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
