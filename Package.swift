@@ -205,7 +205,8 @@ let package = Package(
         .target(
             name: "ReachCommandLine",
             dependencies: [
-                "NetworkReachabilityKit", "NetworkReachabilityValidationCore", "NetworkReachabilityRadio",
+                "NetworkReachabilityKit", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore",
+                "NetworkReachabilityRadio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -47,7 +47,7 @@ package struct LineLogHandler: LogHandler {
                 case .warning: "warning: "
                 case .info, .error, .critical: ""
                 }
-            return "reach: \(prefix)\(message)" + metadata.map { " \($0.key)=\($0.value)" }.joined()
+            return Output.prefix + "\(prefix)\(message)" + metadata.map { " \($0.key)=\($0.value)" }.joined()
         case .logfmt:
             let pairs = [("time", time), ("level", name(level)), ("msg", message)] + metadata.map { ($0.key, "\($0.value)") }
             return pairs.map { "\($0.0)=\(logfmt($0.1))" }.joined(separator: " ")

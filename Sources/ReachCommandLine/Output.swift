@@ -51,6 +51,12 @@ package enum Output {
 
     package static func error(_ text: String) { line(text, to: STDERR_FILENO) }
 
+    /// How every line the programs write on stderr begins, whichever of them writes it (`reach queue` is `reach-queue`).
+    package static let prefix = "reach: "
+
+    /// Writes `message` on stderr as the programs say things: `reach: message`.
+    package static func say(_ message: String) { error(prefix + message) }
+
     /// Ends the process with `code` (commands have an `exit` of their own that hides the C library's).
     package static func endProcess(_ code: Int32) -> Never { exit(code) }
 

@@ -27,7 +27,7 @@ struct QueueListCommand: ParsableCommand {
 
     func run() throws {
         let store = try QueueFile.open(database, readOnly: true)
-        if try store.isPaused() { Output.error("reach: the queue is paused: no job starts until `reach queue resume`") }
+        if try store.isPaused() { Output.say("the queue is paused: no job starts until `reach queue resume`") }
         try store.forEachJob(includingDone: all) { job in
             let listed = ListedJob(job)
             Output.line(json ? Output.jsonLine(listed) : listed.line)

@@ -34,7 +34,7 @@ struct QueueLogCommand: ParsableCommand {
         while true {
             guard let job = try store.job(id.value), let output = try store.output(of: id.value) else {
                 if shown == nil {
-                    Output.error("reach: \(QueueError.noSuchJob(id.value))")
+                    Output.say("\(QueueError.noSuchJob(id.value))")
                     throw ExitCode(1)
                 }
                 return
@@ -42,17 +42,17 @@ struct QueueLogCommand: ParsableCommand {
             let total = output.dropped + Int64(output.bytes.count)
             if shown == nil || total < shown! {  // the first look, or a new attempt began
                 if output.dropped > 0 {
-                    Output.error("reach: the first \(output.dropped) bytes were dropped: a job keeps its last 64 KiB")
+                    Output.say("the first \(output.dropped) bytes were dropped: a job keeps its last 64 KiB")
                 }
                 shown = output.dropped
             }
             if shown! < output.dropped {
-                Output.error("reach: \(output.dropped - shown!) bytes were written and dropped before they could be shown")
+                Output.say("\(output.dropped - shown!) bytes were written and dropped before they could be shown")
                 shown = output.dropped
             }
             let start = Int(shown! - output.dropped)
             if start < output.bytes.count && !Output.bytes(output.bytes[start...], to: STDOUT_FILENO) {
-                Output.error("reach: cannot write the output: \(String(cString: strerror(errno)))")
+                Output.say("cannot write the output: \(String(cString: strerror(errno)))")
                 throw ExitCode(74)
             }
             shown = total

@@ -18,7 +18,7 @@ struct QueueRemoveCommand: ParsableCommand {
 
     func run() throws {
         guard try QueueFile.open(database).remove(id.value) else {
-            Output.error("reach: \(QueueError.noSuchJob(id.value))")
+            Output.say("\(QueueError.noSuchJob(id.value))")
             throw ExitCode(1)
         }
     }

@@ -66,16 +66,16 @@ struct QueueRunCommand: AsyncParsableCommand {
         queue.register(JobCommand.kind) { [queue] job in
             try await JobCommand.decode(job).run(as: job, workerLock: queue.workerLockDescriptor)
         }
-        queue.whenRunEnds { id, attempt, outcome in Output.error("reach: job \(id), attempt \(attempt): \(outcome)") }
+        queue.whenRunEnds { id, attempt, outcome in Output.say("job \(id), attempt \(attempt): \(outcome)") }
         do {
             try queue.start()
         } catch .anotherWorker(let path) {
-            Output.error("reach: another process runs the jobs of '\(path)', or a command of a killed worker still runs")
+            Output.say("another process runs the jobs of '\(path)', or a command of a killed worker still runs")
             throw ExitCode(75)  // EX_TEMPFAIL: try again once it has ended
         }
         if validator == nil, let waiting = try? queue.jobsNeedingValidation(), waiting > 0 {
             let jobs = waiting == 1 ? "1 job waits" : "\(waiting) jobs wait"
-            Output.error("reach: \(jobs) for validation, which needs --validate URL")
+            Output.say("\(jobs) for validation, which needs --validate URL")
         }
         // Until SIGTERM or SIGINT, or until the file can no longer be used (damaged, replaced, made unsafe): then
         // the worker says so and exits non-zero, so that its service manager shows it.
@@ -94,33 +94,18 @@ struct QueueRunCommand: AsyncParsableCommand {
         await queue.stop()
         validator?.close()
         if let failure {
-            Output.error("reach: \(failure)")
+            Output.say("\(failure)")
             throw ExitCode(failure.exitCode)
         }
     }
 
 
-    /// SIGTERM and SIGINT, as a stream; their default action (ending the process) is replaced first. A parent's
-    /// blocked mask is inherited across exec (Swift Testing's threads block both), so both are unblocked.
+    /// SIGTERM and SIGINT, as a stream; their default action (ending the process) is replaced first.
     private static func stopSignals() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        let queue = DispatchQueue(label: "reach.queue.signals")
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            sigaddset(&signals, signalNumber)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            sources.append(source)
-        }
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        ProcessSignals.handle([SIGINT, SIGTERM], label: "reach.queue.signals") { _ in continuation.yield() }
         return stream
     }
-
-    /// The signal sources, kept for the process's life.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 }
 
 extension AsyncStream<Void> {

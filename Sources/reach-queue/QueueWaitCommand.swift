@@ -26,13 +26,13 @@ struct QueueWaitCommand: ParsableCommand {
         let watch = try QueueChangeWatch(path: database)
         while true {
             guard let job = try store.job(id.value) else {
-                Output.error("reach: \(QueueError.noSuchJob(id.value))")
+                Output.say("\(QueueError.noSuchJob(id.value))")
                 throw ExitCode(1)
             }
             switch job.state {
             case .done: return
             case .failed:
-                Output.error("reach: job \(job.id) failed: \(job.lastError ?? "no reason recorded")")
+                Output.say("job \(job.id) failed: \(job.lastError ?? "no reason recorded")")
                 throw ExitCode(job.exitStatus.map { $0 == 0 ? 1 : $0 } ?? 1)
             default: break
             }

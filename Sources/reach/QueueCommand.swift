@@ -35,7 +35,7 @@ struct QueueCommand: ParsableCommand {
         var cArguments = [strdup("reach-queue")] + (2..<Int(CommandLine.argc)).map { strdup(CommandLine.unsafeArgv[$0]!) } + [nil]
         execv(sibling, &cArguments)
         execvp("reach-queue", &cArguments)
-        Output.error("reach: 'reach queue' needs the reach-queue program, beside reach (\(sibling)) or on PATH")
+        Output.say("'reach queue' needs the reach-queue program, beside reach (\(sibling)) or on PATH")
         Output.endProcess(69)
     }
 }

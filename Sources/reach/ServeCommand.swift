@@ -143,12 +143,12 @@ struct ServeCommand: AsyncParsableCommand {
 
         // SIGHUP is taken before the socket exists, and the "serving" line is said only once the group has trapped
         // SIGTERM and SIGINT: whoever waits for that line may send any of the three at once.
-        let reloading = Self.reloadOnHangUp(access)
+        Self.reloadOnHangUp(access)
         let scheme = access.now.tls == nil ? "http" : "https"
         let server = ExporterServer(
             served: served, limits: limits, registry: registry, access: access, logger: log
         ) { [metricsPath] addresses in
-            Self.unblockStopSignals()
+            ProcessSignals.unblock([SIGINT, SIGTERM])  // swift-service-lifecycle takes them
             for bound in addresses {
                 log.info("serving \(scheme)://\(bound)\(metricsPath), /status and /events")
                 Self.warnIfOpen(bound, access.now, log: log)
@@ -166,7 +166,6 @@ struct ServeCommand: AsyncParsableCommand {
         try await services.run()
         // The event loop is not shut down: the process ends here, and a delivery still on its way to the loop would
         // find it gone.
-        reloading.cancel()
         exporter.close()
     }
 
@@ -193,12 +192,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// SIGHUP reads the web configuration again (as does a new connection that finds a file changed: `WebAccess`).
-    private static func reloadOnHangUp(_ access: WebAccess) -> any DispatchSourceSignal {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "reach.reload"))
-        source.setEventHandler { @Sendable in access.reload() }
-        source.resume()
-        return source
+    private static func reloadOnHangUp(_ access: WebAccess) {
+        ProcessSignals.handle([SIGHUP], label: "reach.reload") { _ in access.reload() }
     }
 
     /// What each reading of the web configuration after the first says: renewed certificates serve new connections,
@@ -245,20 +240,10 @@ struct ServeCommand: AsyncParsableCommand {
     /// Listening ends only when the kernel subscription failed for good: one line, and exit 70.
     private static func endIfListeningFailed(_ reachability: NetworkReachability) {
         guard let failure = reachability.listeningFailure else { return }
-        Output.error("reach: \(failure.description)")
+        Output.say("\(failure.description)")
         Output.endProcess(70)
     }
 
-    /// A parent's blocked signal mask is inherited across exec (Swift Testing's worker threads block SIGINT and
-    /// SIGTERM); a server that cannot be stopped is worse than none.
-    private static func unblockStopSignals() {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        sigaddset(&signals, SIGHUP)
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
-    }
 }
 
 /// Why `reach serve` could not start serving.

@@ -24,7 +24,7 @@ struct SynthesizeCommand: AsyncParsableCommand {
         } else if let discovered = await NAT64Discovery.discoverPrefixes(timeout: NAT64Command.defaultWait.duration).first {
             nat64 = discovered
         } else {
-            Output.error("reach: no NAT64 prefix found (no DNS64 answer for ipv4only.arpa); pass --prefix")
+            Output.say("no NAT64 prefix found (no DNS64 answer for ipv4only.arpa); pass --prefix")
             throw ExitCode(1)
         }
         Output.line(try nat64.synthesize(ipv4).description)

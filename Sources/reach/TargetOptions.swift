@@ -54,7 +54,7 @@ struct TargetOptions: ParsableArguments {
     func parsed(_ targets: [String], from local: String? = nil) throws -> Parsed {
         let parsed = try parse(targets, from: local)
         for argument in parsed.arguments {
-            if let notice = argument.urlNotice { Output.error("reach: \(notice)") }
+            if let notice = argument.urlNotice { Output.say("\(notice)") }
         }
         return parsed
     }

@@ -53,7 +53,7 @@ struct WaitCommand: AsyncParsableCommand {
         } while reached.count < needed && ContinuousClock.now < deadline
         guard reached.count < needed else { return }
         let missing = waits.indices.filter { !reached.contains($0) }.map { waits[$0].missingDescription() }
-        Output.error("reach: still waiting after \(timeout.description) s: " + missing.joined(separator: ", "))
+        Output.say("still waiting after \(timeout.description) s: " + missing.joined(separator: ", "))
         throw ExitCode(1)
     }
 

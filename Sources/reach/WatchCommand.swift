@@ -35,7 +35,7 @@ struct WatchCommand: ParsableCommand {
         let logger = logging.logger
         let watched = Array(zip(arguments, try targetOptions.reachabilities(of: parsed, logger: logger)))
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
-        Self.exitOnSignals()
+        ProcessSignals.exitOnEach([SIGINT, SIGTERM])  // every line is written whole: `_exit` loses nothing
         Self.endOnClosedOutput()
         let printer = SnapshotPrinter(json: json)
         // Lines are printed on the monitor's own thread as each change is evaluated, and this thread blocks until
@@ -104,20 +104,6 @@ struct WatchCommand: ParsableCommand {
                 }
             }
         }
-    }
-
-    /// Exits 0 on SIGINT or SIGTERM. Every line was already written whole, so `_exit` loses nothing.
-    ///
-    /// The signals are unblocked first: a parent's blocked mask is inherited across exec (Swift Testing's
-    /// worker threads block both), and a watcher that cannot be stopped is worse than none.
-    private static func exitOnSignals() {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        for signalNumber in [SIGINT, SIGTERM] {
-            sigaddset(&signals, signalNumber)
-            signal(signalNumber) { _ in _exit(0) }
-        }
-        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Makes a closed stdout an `EPIPE` from `write` rather than a `SIGPIPE`, and that error end the watch with
