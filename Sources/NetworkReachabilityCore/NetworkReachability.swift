@@ -16,6 +16,12 @@ import Logging
 ///
 /// Reachable means a packet sent now can leave this host toward the target; it does not promise an
 /// answer. Never skip a request because of it: send it, and use reachability to decide when to retry.
+///
+/// The initializers are the platform's: `NetworkReachabilityKit` gives `init()`, `init(address:)`,
+/// `init(host:resolutionTimeout:logger:)`, `init(url:resolutionTimeout:logger:)`,
+/// `init(localAddress:remoteAddress:logger:)`, `init(requiredInterfaceType:logger:)`,
+/// `init(prohibitedInterfaceTypes:logger:)`, `init(target:resolutionTimeout:logger:)`, `linkLocal(logger:)` and
+/// `default` (its documentation, under Extended Modules); `NetworkReachabilityTesting` the same on a simulated network.
 public final class NetworkReachability: Sendable {
     /// The consumers this object added, and why listening last ended on its own.
     private struct Listening {

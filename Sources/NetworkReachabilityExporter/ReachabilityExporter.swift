@@ -1,7 +1,7 @@
 import Dispatch
 import NIOCore
-import NetworkReachabilityCore
-import NetworkReachabilityValidationCore
+@_exported import NetworkReachabilityCore
+@_exported import NetworkReachabilityValidationCore
 import Prometheus
 
 /// Publishes targets' reachability as Prometheus series in a registry of yours: the series `reach serve` exports,

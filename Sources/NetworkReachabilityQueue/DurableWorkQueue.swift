@@ -7,7 +7,7 @@ import Foundation
 import CoreMetrics
 import Logging
 import NetworkReachabilityCore
-import NetworkReachabilityKit
+@_exported import NetworkReachabilityKit
 import NetworkReachabilityPOSIX
 import NetworkReachabilityValidationCore
 
@@ -17,7 +17,7 @@ import NetworkReachabilityValidationCore
 /// - **Kept:** ``submit(_:payload:conditions:retryPolicy:key:replacesQueued:expiresAfter:delay:priority:after:timeout:)`` returns once the job is
 ///   committed to the file; a crash, a kill or a power cut after that loses nothing.
 /// - **At least once, never twice at the same time:** a job running when the process dies runs again at the next
-///   ``start()``; a job whose handler returned is deleted and never runs again. One worker per file, by a lock.
+///   ``start()``; a job whose handler returned is kept as done (``jobs(includingDone:)``, a while) and never runs again. One worker per file, by a lock.
 /// - **In order:** first submitted, first run, among the jobs whose conditions hold; `maximumRunning` at a time.
 /// - **Conditions, live:** a job runs while its ``JobConditions`` hold on the target's latest state; a job running
 ///   when they stop holding is cancelled and runs again when they hold, with no attempt spent.

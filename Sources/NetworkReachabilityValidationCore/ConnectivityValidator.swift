@@ -1,7 +1,7 @@
 import NetworkReachabilityPOSIX
 import Dispatch
 import Logging
-import NetworkReachabilityCore
+@_exported import NetworkReachabilityCore
 
 /// Checks that the internet really carries traffic, not only that a packet can leave: detects captive
 /// portals (hotel and airport log-in pages) and dead uplinks, as Android's validated networks do.

@@ -13,6 +13,9 @@ import NetworkReachabilityPOSIX
 /// monitor.start(queue: DispatchQueue(label: "network"))
 /// ```
 ///
+/// `NetworkReachabilityKit` gives `init()`, `init(requiredInterfaceType:logger:)` and
+/// `init(prohibitedInterfaceTypes:logger:)` (its documentation, under Extended Modules), as NWPathMonitor's.
+///
 /// The handler hears the path once it is first evaluated, then every change of flags or path (``NetworkReachability/updates``'
 /// rule), on the queue given to ``start(queue:)``.
 public final class NetworkPathMonitor: Sendable {

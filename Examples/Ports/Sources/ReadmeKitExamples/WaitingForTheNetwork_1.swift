@@ -8,6 +8,8 @@ func waitingForTheNetworkExample1() async throws {
         print("online over \(status)")
     } catch ReachabilityError.timedOut {
         print("still offline")
+    } catch {
+        print("cannot wait: \(error)")                      // the task was cancelled, or listening failed
     }
     _ = reachability
 }
