@@ -74,7 +74,8 @@ struct QueueInNamespaceTests {
         let marker = folder.path + "/first-run"
         try Self.add(
             folder.database, in: network,
-            "echo \"start $REACH_ATTEMPT\"; if [ -e \(marker) ]; then exit 0; fi; touch \(marker); trap 'echo stopped; exit 1' TERM; sleep 60 & wait"
+            // The trap is set before the line the test waits for: a SIGTERM right after it must find it set.
+            "trap 'echo stopped; exit 1' TERM; echo \"start $REACH_ATTEMPT\"; if [ -e \(marker) ]; then exit 0; fi; touch \(marker); sleep 60 & wait"
         )
         #expect(worker.output.waitForLine { $0 == "start 1" } != nil)
         #expect(try Self.list(folder.database).first?.contains("\trunning\t1/5\t") == true)
@@ -118,7 +119,8 @@ struct QueueInNamespaceTests {
         let release = folder.path + "/release"
         try Self.add(
             folder.database, in: network,
-            "echo \"start $REACH_ATTEMPT\"; trap 'echo term; exit 1' TERM; while [ ! -e \(release) ]; do sleep 0.05; done; echo released"
+            // The trap is set before the line the test waits for: a SIGTERM right after it must find it set.
+            "trap 'echo term; exit 1' TERM; echo \"start $REACH_ATTEMPT\"; while [ ! -e \(release) ]; do sleep 0.05; done; echo released"
         )
 
         // SIGTERM to the worker: the command hears SIGTERM, the worker exits 0, the job waits with no attempt spent
