@@ -13,28 +13,23 @@ func library(_ name: String) -> Target.Dependency {
     .product(name: name, package: "swift-network-reachability", condition: .when(platforms: [.linux]))
 }
 
+/// A target of ported or example code, in the language mode asked for.
+@MainActor func example(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: dependencies, swiftSettings: [.swiftLanguageMode(languageMode)])
+}
+
 let package = Package(
     name: "Ports",
     // No traits: the libraries alone, so this resolves swift-log and swift-metrics only.
     dependencies: [.package(name: "swift-network-reachability", path: "../..", traits: [])],
     targets: [
-        .target(
-            name: "PortFromAlamofire", dependencies: [library("NetworkReachabilityKit")],
-            swiftSettings: [.swiftLanguageMode(languageMode)]),
-        .target(
-            name: "PortFromNWPathMonitor", dependencies: [library("NetworkReachabilityKit")],
-            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        example("PortFromAlamofire", [library("NetworkReachabilityKit")]),
+        example("PortFromNWPathMonitor", [library("NetworkReachabilityKit")]),
         // Each README example that needs no trait, with only the product it imports: one that named a type its import
         // does not bring, or linked a module its product does not, fails here.
-        .target(
-            name: "ReadmeKitExamples", dependencies: [library("NetworkReachabilityKit")],
-            swiftSettings: [.swiftLanguageMode(languageMode)]),
-        .target(
-            name: "ReadmeRadioExamples", dependencies: [library("NetworkReachabilityRadio")],
-            swiftSettings: [.swiftLanguageMode(languageMode)]),
-        .target(
-            name: "ReadmeTestingExamples", dependencies: [library("NetworkReachabilityTesting")],
-            swiftSettings: [.swiftLanguageMode(languageMode)]),
+        example("ReadmeKitExamples", [library("NetworkReachabilityKit")]),
+        example("ReadmeRadioExamples", [library("NetworkReachabilityRadio")]),
+        example("ReadmeTestingExamples", [library("NetworkReachabilityTesting")]),
         .executableTarget(
             name: "ReadmeRun",
             dependencies: ["PortFromAlamofire", "PortFromNWPathMonitor", "ReadmeKitExamples", "ReadmeRadioExamples", "ReadmeTestingExamples"],

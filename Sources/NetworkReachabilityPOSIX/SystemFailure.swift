@@ -49,4 +49,8 @@ package enum MonotonicClock {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Int(now.tv_sec) * 1000 + Int(now.tv_nsec) / 1_000_000
     }
+
+    /// The moment `duration` from now, held at `Int64`'s bounds (``Swift/Duration/after(_:)``): a deadline of any
+    /// timeout a caller passes.
+    package static func deadline(after duration: Duration) -> Int { Int(duration.after(Int64(milliseconds()))) }
 }

@@ -138,7 +138,7 @@ public final class RadioDetails: Sendable {
     /// a one-shot read (`reach status`) that should include the details. Returns whether it ended.
     @discardableResult
     public func waitUntilRead(timeout: Duration) -> Bool {
-        settled.wait(until: { $0 }, deadline: Int(timeout.after(Int64(MonotonicClock.milliseconds())))) { _, ended in ended
+        settled.wait(until: { $0 }, deadline: MonotonicClock.deadline(after: timeout)) { _, ended in ended
         }
     }
 

@@ -32,6 +32,27 @@ struct DurableWorkQueueTests {
         }
     }
 
+    /// Registers an `upload` handler that records each payload it starts; the payload `long` runs until its run is
+    /// cancelled, which records its job's id.
+    private static func registerUploads(
+        on queue: DurableWorkQueue
+    ) -> (started: TestSupport.Recorder<String>, cancelled: TestSupport.Recorder<Int64>) {
+        let started = Recorder<String>()
+        let cancelled = Recorder<Int64>()
+        queue.register("upload") { job in
+            let payload = try job.payload(as: String.self)
+            started.append(payload)
+            guard payload == "long" else { return }
+            do {
+                try await Task.sleep(for: .seconds(60))
+            } catch {
+                cancelled.append(job.id)
+                throw error
+            }
+        }
+        return (started, cancelled)
+    }
+
     @Test func jobsWaitWhileTheInternetIsGoneAndRunInOrderWhenItReturns() async throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -229,19 +250,7 @@ struct DurableWorkQueueTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let network = try Self.network()
         let queue = try Self.queue(folder + "/q", network)
-        let runs = Recorder<String>()
-        let cancelled = Recorder<Int64>()
-        queue.register("upload") { job in
-            let payload = try job.payload(as: String.self)
-            runs.append(payload)
-            guard payload == "long" else { return }
-            do {
-                try await Task.sleep(for: .seconds(60))
-            } catch {
-                cancelled.append(job.id)
-                throw error
-            }
-        }
+        let (runs, cancelled) = Self.registerUploads(on: queue)
         try queue.start()
         // Another process's store: only the file is shared, and its commit is all the worker hears
         let other = try JobStore(path: folder + "/q")
@@ -265,19 +274,7 @@ struct DurableWorkQueueTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let network = try Self.network()
         let queue = try Self.queue(folder + "/q", network)
-        let cancelled = Recorder<Int64>()
-        let started = Recorder<String>()
-        queue.register("upload") { job in
-            let payload = try job.payload(as: String.self)
-            started.append(payload)
-            guard payload == "long" else { return }
-            do {
-                try await Task.sleep(for: .seconds(60))
-            } catch {
-                cancelled.append(job.id)
-                throw error
-            }
-        }
+        let (started, cancelled) = Self.registerUploads(on: queue)
         let short = try queue.submit("upload", payload: "short")
         let long = try queue.submit("upload", payload: "long")
         let follower = try queue.submit("upload", payload: "after", after: long)

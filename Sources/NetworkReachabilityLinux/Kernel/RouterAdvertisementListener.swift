@@ -29,7 +29,7 @@ public enum RouterAdvertisementListener {
         for link in try queries.links() where link.isReadyToCarry && !link.isLoopback {
             SystemCall.sendRouterSolicitation(interfaceIndex: link.index)
         }
-        let deadline = Int(duration.after(Int64(MonotonicClock.milliseconds())))
+        let deadline = MonotonicClock.deadline(after: duration)
         var heard: [RouterAdvertisement] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
