@@ -83,6 +83,8 @@ let package = Package(
         .target(name: "CCrypt", linkerSettings: [.linkedLibrary("crypt")]),
         // prctl(2), variadic in C, for `reach queue run`'s reaping of what its commands leave.
         .target(name: "CProcess"),
+        // renameat2(2), hidden by Glibc's module, for the durable queue's creation of its file in one step.
+        .target(name: "CFileSystem"),
         // POSIX threads, locks, clocks and bounded file reads of the library's own, over the C library of any POSIX
         // system.
         .target(name: "NetworkReachabilityPOSIX", swiftSettings: strictSettings),
@@ -166,8 +168,8 @@ let package = Package(
         .target(
             name: "NetworkReachabilityQueue",
             dependencies: [
-                "NeedsQueueTrait", "NetworkReachabilityCore", "NetworkReachabilityKit", "NetworkReachabilityPOSIX",
-                "NetworkReachabilityValidationCore", .product(name: "Logging", package: "swift-log"),
+                "NeedsQueueTrait", "CFileSystem", "NetworkReachabilityCore", "NetworkReachabilityKit",
+                "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),
             ],
@@ -346,7 +348,7 @@ let package = Package(
         .testTarget(
             name: "NetworkReachabilityQueueTests",
             dependencies: [
-                "NetworkReachabilityQueue", "NetworkReachabilityCore", "NetworkReachabilityTesting",
+                "NetworkReachabilityQueue", "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityTesting",
                 "NetworkReachabilityValidationCore", "QueueCrashDrill",
                 "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift", condition: .when(traits: ["Queue"])),

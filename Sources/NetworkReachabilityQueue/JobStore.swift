@@ -1,3 +1,4 @@
+import CFileSystem
 import Foundation
 import GRDB
 import NetworkReachabilityCore
@@ -169,9 +170,9 @@ package final class JobStore: Sendable {
         return configuration
     }
 
-    /// Makes a new queue's file whole, in WAL mode with its schema, beside `path` under a name of its own, and links it
-    /// into place: processes that create one file at once never meet half of it, and the first to link wins (the
-    /// others' files are removed, and they open the winner's). It is made with mode 0660 less the umask, which its
+    /// Makes a new queue's file whole, in WAL mode with its schema, beside `path` under a name of its own, and moves it
+    /// into place (``moveIntoPlace(_:_:)``): processes that create one file at once never meet half of it, and the
+    /// first to move wins (the others' files are removed, and they open the winner's). It is made with mode 0660 less the umask, which its
     /// journals take: its user and, where the umask allows, its group may add jobs; others may not read it.
     private static func create(_ path: String) throws(QueueError) {
         removeAbandonedBuilds(of: path)
@@ -196,10 +197,19 @@ package final class JobStore: Sendable {
         } catch {
             throw queueError(error, path: path, opening: true)
         }
-        guard link(building, path) == 0 || errno == EEXIST else {
+        guard moveIntoPlace(building, path) || errno == EEXIST else {
             if errno == ENOSPC { throw .full(reason: "the disk is full") }
             throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
+    }
+
+    /// Gives the made file `building` the name `path` unless a file has it; whether it did (`errno` says why not).
+    /// One rename that replaces nothing: with link and unlink, a process opening `path` between them would find a
+    /// file with two names, which it refuses. Link and unlink remain for a file system that cannot so rename.
+    private static func moveIntoPlace(_ building: String, _ path: String) -> Bool {
+        if cfilesystem_rename_noreplace(building, path) == 0 { return true }
+        guard errno == EINVAL || errno == ENOSYS else { return false }
+        return link(building, path) == 0
     }
 
     /// Removes the files a creation killed before it ended left beside `path` (`PATH.new-PID-N` and its journals),

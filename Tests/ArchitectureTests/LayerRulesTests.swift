@@ -62,6 +62,8 @@ struct LayerRulesTests {
                 #expect(module == "NetworkReachabilityExporter" || !crypt, "\(file.path) imports CCrypt")
                 let process = Self.imports(file.text).contains("CProcess")
                 #expect(module == "reach-queue" || !process, "\(file.path) imports CProcess")
+                let fileSystem = Self.imports(file.text).contains("CFileSystem")
+                #expect(module == "NetworkReachabilityQueue" || !fileSystem, "\(file.path) imports CFileSystem")
                 let arguments = Self.imports(file.text).contains("ArgumentParser")
                 #expect(Self.commandModules.contains(module) || !arguments, "\(file.path) imports ArgumentParser")
             }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
 import Testing
 import TestSupport
 
@@ -150,6 +151,38 @@ struct JobStoreTests {
             }
             submission.notBefore = nil
             #expect(throws: QueueError.self) { try store.submit(submission, now: 5000) }
+        }
+    }
+
+    @Test func openersOfANewQueueAtOnceAllOpenTheOneFileTheFirstMade() throws {
+        // A worker's start and a first `add` race so on every fresh device: none may meet the file half made, or
+        // under two names (refused as a hard link). In each round three openers make the file at once, and three
+        // open it the moment its name appears.
+        try inQueueDirectory { directory in
+            let (rounds, openers) = (60, 6)
+            var failures: [String] = []
+            for round in 0..<rounds {
+                let path = directory + "/queue-\(round).sqlite"
+                let errors = Locked<[String]>([])
+                let ended = DispatchGroup()
+                for opener in 0..<openers {
+                    ended.enter()
+                    // Threads of their own: one that spins never holds a pool's thread a maker needs
+                    Thread.detachNewThread {
+                        if opener % 2 == 1 { while access(path, F_OK) != 0 {} }
+                        do { _ = try JobStore(path: path).submit(Self.job("upload", "\(opener)"), now: 1000) } catch {
+                            errors.withLock { $0.append("\(error)") }
+                        }
+                        ended.leave()
+                    }
+                }
+                ended.wait()
+                failures += errors.withLock { $0 }
+                let jobs = try JobStore(path: path).jobs()
+                #expect(jobs.count == openers)
+            }
+            #expect(failures.isEmpty, "\(failures.count) of \(rounds * openers) failed: \(failures.prefix(3))")
+            #expect(SystemFile.names(in: directory).filter { $0.contains(".new-") }.isEmpty)
         }
     }
 
