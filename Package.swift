@@ -5,9 +5,14 @@ import PackageDescription
     import Glibc
 #endif
 
-let strictSettings: [SwiftSetting] = [
-    .swiftLanguageMode(.v6),
-    .enableUpcomingFeature("ExistentialAny"),
+/// What an adopter's Swift 6 code is built with: the README's examples compile as they would in an adopter's target.
+let adopterSettings: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny")]
+
+/// Every target's settings: an import a file does not write, or one its public interface needs but does not say
+/// `public import`, fails the build (MemberImportVisibility, InternalImportsByDefault).
+let strictSettings: [SwiftSetting] = adopterSettings + [
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 /// How `reach` and `reach-queue` are linked in release builds on Linux, for memory at rest and for a change's time on
@@ -142,6 +147,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["Validation"])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Validation"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Validation"])),
+                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(traits: ["Validation"])),
             ],
             swiftSettings: strictSettings
         ),
@@ -198,9 +204,9 @@ let package = Package(
             plugins: ["BuildRevision"]
         ),
         // One line naming the trait a library needs, where a build without it would say only "no such module".
-        .target(name: "NeedsQueueTrait", path: "Sources/Traits/NeedsQueueTrait"),
-        .target(name: "NeedsValidationTrait", path: "Sources/Traits/NeedsValidationTrait"),
-        .target(name: "NeedsExporterTrait", path: "Sources/Traits/NeedsExporterTrait"),
+        .target(name: "NeedsQueueTrait", path: "Sources/Traits/NeedsQueueTrait", swiftSettings: strictSettings),
+        .target(name: "NeedsValidationTrait", path: "Sources/Traits/NeedsValidationTrait", swiftSettings: strictSettings),
+        .target(name: "NeedsExporterTrait", path: "Sources/Traits/NeedsExporterTrait", swiftSettings: strictSettings),
         // The commit the exporter is built from, for `reach_build_info{revision}`.
         .plugin(name: "BuildRevision", capability: .buildTool()),
         // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
@@ -229,6 +235,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
             swiftSettings: strictSettings,
             linkerSettings: programLinking
@@ -343,7 +350,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: adopterSettings
         ),
         .testTarget(
             name: "NetworkReachabilityQueueTests",

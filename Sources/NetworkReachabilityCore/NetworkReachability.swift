@@ -1,7 +1,7 @@
+package import CoreMetrics
+public import Dispatch
+public import Logging
 import NetworkReachabilityPOSIX
-import Dispatch
-import CoreMetrics
-import Logging
 
 /// Tells, live, whether the network can carry traffic to a target and over what kind of link.
 ///

@@ -1,7 +1,7 @@
-import CoreMetrics
+public import CoreMetrics
 import NetworkReachabilityCore
 import NetworkReachabilityValidationCore
-import Prometheus
+public import Prometheus
 
 /// A swift-metrics backend on Prometheus' registry, as `PrometheusMetricsFactory` makes its families, but each with a
 /// `# HELP` line (swift-metrics carries no description): the library's and the validator's from their own tables, so

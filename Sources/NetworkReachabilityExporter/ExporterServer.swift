@@ -1,10 +1,10 @@
-import Logging
-import NIOCore
+package import Logging
+package import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import NetworkReachabilityCore
-import Prometheus
+package import Prometheus
 import ServiceLifecycle
 
 /// `reach serve`'s HTTP/1 server, on SwiftNIO with one event loop: `/metrics`, `/status`, `/events` and `/`, over

@@ -1,8 +1,8 @@
 import Dispatch
-import NIOCore
+public import NIOCore
 @_exported import NetworkReachabilityCore
 @_exported import NetworkReachabilityValidationCore
-import Prometheus
+public import Prometheus
 
 /// Publishes targets' reachability as Prometheus series in a registry of yours: the series `reach serve` exports,
 /// for a server that serves its own `/metrics`.

@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 import NIOHTTP1
 
 /// The bounds `reach serve` keeps whatever its clients do, so that its memory stays bounded and a well-behaved

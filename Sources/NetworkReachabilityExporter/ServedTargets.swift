@@ -1,9 +1,9 @@
 import FoundationEssentials
 import NIOConcurrencyHelpers
-import NIOCore
+package import NIOCore
 import NetworkReachabilityCore
 import NetworkReachabilityValidationCore
-import Prometheus
+package import Prometheus
 
 /// The targets `reach serve` publishes: each one's last state, in the registry and for `/status`, and the event
 /// streams that hear each change.

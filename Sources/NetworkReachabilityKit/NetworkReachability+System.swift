@@ -1,6 +1,6 @@
 @_exported import NetworkReachabilityCore
 @_exported import Dispatch
-import Logging
+public import Logging
 
 @_exported import NetworkReachabilityLinux
 

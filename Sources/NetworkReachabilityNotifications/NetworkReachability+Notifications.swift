@@ -1,6 +1,6 @@
 import Dispatch
-import Foundation
-import NetworkReachabilityCore
+public import Foundation
+public import NetworkReachabilityCore
 
 extension Notification.Name {
     /// Posted on a `NetworkReachability` object's notification center when its flags change.

@@ -4,12 +4,12 @@ import Foundation
 #elseif canImport(Musl)
     import Musl
 #endif
-import CoreMetrics
-import Logging
+public import CoreMetrics
+public import Logging
 import NetworkReachabilityCore
 @_exported import NetworkReachabilityKit
 import NetworkReachabilityPOSIX
-import NetworkReachabilityValidationCore
+public import NetworkReachabilityValidationCore
 
 /// Jobs that survive a crash and a reboot and run when the network allows: "send this when the link is back, and
 /// not over a roaming or metered one if it can wait", kept in an SQLite file.

@@ -1,8 +1,8 @@
 @_exported import NetworkReachabilityKit
+public import Logging
+import NetworkReachabilityCore
 import NetworkReachabilityLinux
 import NetworkReachabilityPOSIX
-import Logging
-import NetworkReachabilityCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 @_exported import NetworkReachabilityCore
 @_exported import Dispatch
 

@@ -1,7 +1,7 @@
-import NetworkReachabilityPOSIX
 import Logging
 import NetworkReachabilityCore
-import NetworkReachabilityValidationCore
+import NetworkReachabilityPOSIX
+public import NetworkReachabilityValidationCore
 
 /// A network your tests drive by hand, in the spirit of swift-nio's `NIOEmbedded`: interfaces, carrier,
 /// addresses, routes, host names and DNS64, with no root, no namespace and no real traffic.

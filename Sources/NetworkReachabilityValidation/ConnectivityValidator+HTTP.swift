@@ -1,5 +1,5 @@
-import AsyncHTTPClient
-import Logging
+public import AsyncHTTPClient
+public import Logging
 @_exported import NetworkReachabilityKit
 @_exported import NetworkReachabilityValidationCore
 

@@ -1,12 +1,13 @@
-import AsyncHTTPClient
+public import AsyncHTTPClient
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
     import Musl
 #endif
-import Logging
-import NIOCore
-import NIOPosix
+public import Logging
+public import NIOCore
+import NIOHTTP1
+public import NIOPosix
 import NetworkReachabilityPOSIX
 
 /// Probes with AsyncHTTPClient: no redirect followed, a new connection per probe (a kept-alive one may belong

@@ -1,6 +1,6 @@
+public import Dispatch
+public import Logging
 import NetworkReachabilityPOSIX
-import Dispatch
-import Logging
 @_exported import NetworkReachabilityCore
 
 /// Checks that the internet really carries traffic, not only that a packet can leave: detects captive

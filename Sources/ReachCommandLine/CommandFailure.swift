@@ -1,4 +1,5 @@
-import ArgumentParser
+package import ArgumentParser
+import Logging
 import NetworkReachabilityKit
 import NetworkReachabilityValidationCore
 import Synchronization

@@ -1,4 +1,4 @@
-import ArgumentParser
+package import ArgumentParser
 
 /// How `reach` and `reach-queue` run: the standard descriptors taken first, the arguments parsed as the root command's,
 /// the command run, and any failure ended as ``CommandFailure`` says.

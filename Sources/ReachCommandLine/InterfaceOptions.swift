@@ -1,5 +1,5 @@
-import ArgumentParser
-import NetworkReachabilityKit
+public import ArgumentParser
+public import NetworkReachabilityKit
 
 extension NetworkInterface.InterfaceType: ExpressibleByArgument {}
 

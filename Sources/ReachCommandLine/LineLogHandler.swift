@@ -1,4 +1,4 @@
-import Logging
+package import Logging
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

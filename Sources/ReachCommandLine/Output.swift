@@ -1,5 +1,5 @@
 import FoundationEssentials
-import Synchronization
+package import Synchronization
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,6 @@
-import ArgumentParser
+package import ArgumentParser
 import NetworkReachabilityKit
-import NetworkReachabilityValidationCore
+package import NetworkReachabilityValidationCore
 
 /// `--validate URL` and `--validation-timeout SECONDS`, part of every command's ``TargetOptions``.
 package struct ValidationOptions: ParsableArguments {

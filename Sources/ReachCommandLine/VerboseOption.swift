@@ -1,5 +1,5 @@
 import ArgumentParser
-import Logging
+package import Logging
 import NetworkReachabilityKit
 
 /// `--verbose` of every command that reads the network: the monitor's work, and what the radio reader read, on stderr.

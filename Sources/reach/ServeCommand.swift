@@ -14,8 +14,9 @@ import ServiceLifecycle
 #elseif canImport(Musl)
     import Musl
 #endif
-import ReachCommandLine
 import NetworkReachabilityPOSIX
+import ReachCommandLine
+import UnixSignals
 
 /// `reach serve`: a Prometheus exporter and an event stream of the targets, until SIGTERM or SIGINT.
 struct ServeCommand: AsyncParsableCommand {

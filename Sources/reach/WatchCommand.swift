@@ -8,6 +8,7 @@ import Dispatch
 import NetworkReachabilityKit
 import NetworkReachabilityValidation
 import ReachCommandLine
+import Synchronization
 
 /// `reach watch`: prints each target's state, then one line per change, until SIGINT or SIGTERM.
 struct WatchCommand: ParsableCommand {

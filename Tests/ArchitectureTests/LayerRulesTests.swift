@@ -165,6 +165,20 @@ struct LayerRulesTests {
         }
     }
 
+    /// The compiler holds every file to the imports it writes: a member of a module the file does not import, or a
+    /// module its public interface needs without `public import`, fails the build. Only the README's examples are
+    /// built as an adopter's target is, without those features.
+    @Test func theCompilerHoldsEveryModuleToItsOwnImports() throws {
+        let features = ["MemberImportVisibility", "InternalImportsByDefault"]
+        let loose = try Self.packageTargets().compactMap { target -> String? in
+            guard target["type"] as? String != "plugin" else { return nil }
+            let settings = "\(target["settings"] ?? [])"
+            return features.allSatisfy(settings.contains) ? nil : target["name"] as? String
+        }
+        let cTargets = ["CNetlink", "CCrypt", "CProcess", "CFileSystem", "CFuzzDriver"]
+        #expect(Set(loose) == Set(cTargets + ["ReadmeExampleTests"]))
+    }
+
     /// The backend hands answers to the monitor and never sees who listens.
     @Test func theBackendKnowsNothingOfListeners() throws {
         for file in try Self.sources(of: "NetworkReachabilityLinux") {

@@ -6,6 +6,7 @@ import Dispatch
 #endif
 import NetworkReachabilityKit
 import NetworkReachabilityLinux
+import Synchronization
 
 // Creates, starts, stops and releases reachability objects on several threads at once, including listeners
 // that stop themselves or release their object inside the callback, then prints one JSON line with the

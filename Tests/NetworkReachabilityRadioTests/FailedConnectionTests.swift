@@ -1,4 +1,5 @@
 import NetworkReachabilityLinux
+import Synchronization
 import Testing
 
 @testable import NetworkReachabilityRadio

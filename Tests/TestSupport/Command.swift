@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The outcome of a finished process.
 public struct CommandResult: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A pipe of raw descriptors, both close-on-exec, so only the child it is handed to inherits it, each end
 /// closed exactly once by its owner.

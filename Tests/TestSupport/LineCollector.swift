@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Collects the lines a running process writes to a pipe, for tests that wait for them.
 public final class LineCollector: @unchecked Sendable {

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Testing
+public import Testing
 
 /// Runs each test of a suite (or one test) on a thread of its own instead of Swift Testing's cooperative pool, which
 /// has as many threads as cores (two here). A test that blocks there (on a process, a bus, a daemon, a line of

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Records values delivered on other threads, for tests that wait for them.
 public final class Recorder<Value: Sendable>: @unchecked Sendable {

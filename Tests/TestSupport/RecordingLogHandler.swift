@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// A log handler that records each message's text.
 public struct RecordingLogHandler: LogHandler {

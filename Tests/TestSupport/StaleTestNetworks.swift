@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What test processes that died before their cleanup ran (killed, or crashed) left behind: namespaces named
 /// `nrt-<pid>-…` for a process that no longer exists, the processes still inside them, and their files; and their

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A child process started with `posix_spawn` and reaped with `waitpid`.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import NetworkReachabilityPOSIX
 
 /// Files the tests read whole (logs, pid files, `/proc`, the repository's documents), read by the library's

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A host namespace joined by a veth pair to a gateway namespace, as the benchmark harness builds it:
 /// host `rn0` 192.0.2.2/24 and 2001:db8:0:1::2/64, gateway `rngw` .1 and ::1, default routes via the gateway.

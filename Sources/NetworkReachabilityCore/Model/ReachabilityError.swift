@@ -1,4 +1,4 @@
-import NetworkReachabilityPOSIX
+package import NetworkReachabilityPOSIX
 
 /// Why a reachability object could not be made or a state could not be read.
 public enum ReachabilityError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Dispatch
+package import Dispatch
 import Synchronization
 
 /// One way of listening to one target: a closure listener, an async sequence, the notification bridge, a wait,

@@ -1,7 +1,7 @@
-import NetworkReachabilityPOSIX
-import CoreMetrics
+package import CoreMetrics
 import Dispatch
-import Logging
+package import Logging
+import NetworkReachabilityPOSIX
 
 /// The one subscription to a backend's changes that serves every consumer listening through that backend.
 ///

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import NetworkReachabilityPOSIX
 
 /// Watches a target's path in `NWPathMonitor`'s shape: set ``pathUpdateHandler``, ``start(queue:)``, read

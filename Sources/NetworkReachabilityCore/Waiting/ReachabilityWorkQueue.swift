@@ -1,4 +1,4 @@
-import Logging
+public import Logging
 
 /// Runs async jobs one at a time, in the order they were submitted, while a target is reachable: "send
 /// this when the network is back", done once and right.

@@ -1,4 +1,4 @@
-import NetworkReachabilityCore
+package import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
 import Synchronization
 

@@ -1,6 +1,6 @@
-import NetworkReachabilityCore
-import NetworkReachabilityPOSIX
 import CNetlink
+package import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,6 @@
-import NetworkReachabilityPOSIX
-import NetworkReachabilityCore
 import CNetlink
+public import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

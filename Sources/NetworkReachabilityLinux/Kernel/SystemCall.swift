@@ -1,6 +1,6 @@
-import NetworkReachabilityCore
 import CNetlink
-import Synchronization
+package import NetworkReachabilityCore
+package import Synchronization
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)

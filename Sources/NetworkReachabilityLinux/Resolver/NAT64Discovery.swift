@@ -1,5 +1,5 @@
+public import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
-import NetworkReachabilityCore
 /// Finds the network's NAT64 prefixes the RFC 7050 way: ask DNS64 for `ipv4only.arpa`'s AAAA records and
 /// locate the well-known IPv4 addresses 192.0.0.170 / 192.0.0.171 inside the answers.
 public enum NAT64Discovery {

@@ -1,4 +1,4 @@
-import NetworkReachabilityCore
+public import NetworkReachabilityCore
 import NetworkReachabilityPOSIX
 
 /// The name servers this host's resolver sends to: those of `/etc/resolv.conf`, or, where it names only
