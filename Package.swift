@@ -1,10 +1,6 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// What an adopter's Swift 6 code is built with: the README's examples compile as they would in an adopter's target.
 let adopterSettings: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny")]
 
@@ -14,32 +10,6 @@ let strictSettings: [SwiftSetting] = adopterSettings + [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
-
-/// How `reach` and `reach-queue` are linked in release builds on Linux, for memory at rest and for a change's time on
-/// an idle core. At rest, `reach watch` keeps 13.6 to 13.8 MiB resident instead of 16.7 to 16.8
-/// (`--static-swift-stdlib`, `Benchmarks/results/2026-11-27-linking.md`). The loader otherwise reads every page of two
-/// tables it never needs again: the 25,000 symbols that the static runtime's link arguments export (1.1 MiB), and
-/// 80,000 relative relocations (1.9 MiB), which lld packs into 16 KiB where the C library applies the packed form
-/// (DT_RELR, glibc 2.36 and later; with an older one only the first flag is used). lld also lays out side by side the
-/// functions a change runs (`Linking/hot-functions.txt`, written by `scripts/hot-functions`), where the build gives
-/// each function its own section (the README's `-function-sections`; the Swift runtime has them already): a route
-/// change takes about 10 % less time and 15 % less CPU in `reach watch`, 193 to 234 µs against 221 to 295 µs in six
-/// runs side by side (`Benchmarks/results/2026-11-27-hot-functions.md`). No library product carries these flags.
-let programLinking: [LinkerSetting] = {
-    var flags = ["-Xlinker", "--no-export-dynamic"]
-    #if canImport(Glibc)
-        var name = [CChar](repeating: 0, count: 64)  // "glibc 2.36"
-        confstr(Int32(_CS_GNU_LIBC_VERSION), &name, name.count)
-        let words = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let version = words.split(separator: " ").last?.split(separator: ".").compactMap { Int($0) } ?? []
-        if version.lexicographicallyPrecedes([2, 36]) == false {
-            flags += ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]
-            let hotFunctions = Context.packageDirectory + "/Linking/hot-functions.txt"
-            flags += ["-Xlinker", "--symbol-ordering-file=" + hotFunctions, "-Xlinker", "--no-warn-symbol-ordering"]
-        }
-    #endif
-    return [.unsafeFlags(flags, .when(platforms: [.linux], configuration: .release))]
-}()
 
 let package = Package(
     name: "swift-network-reachability",
@@ -237,8 +207,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: .when(traits: ["Exporter"])),
             ],
-            swiftSettings: strictSettings,
-            linkerSettings: programLinking
+            swiftSettings: strictSettings
         ),
         // `reach queue`, a program of its own: only it loads SQLite, GRDB and Foundation.
         .executableTarget(
@@ -249,8 +218,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings,
-            linkerSettings: programLinking
+            swiftSettings: strictSettings
         ),
         // Fuzz targets (scripts/fuzz builds them with libFuzzer; a plain build replays inputs given as arguments).
         .target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"),

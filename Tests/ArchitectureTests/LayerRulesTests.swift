@@ -141,12 +141,12 @@ struct LayerRulesTests {
         for name in Self.libraryModules {
             #expect(!Self.closure(name, in: targets).contains("ArgumentParser"), "\(name) reaches ArgumentParser")
         }
-        // A package that depends on this one by version cannot use a product with a target that has unsafe flags:
-        // only the programs have them (Package.swift's `programLinking`)
+        // A package that depends on this one by version cannot use a product with a target that has unsafe flags,
+        // and every adopter's resolve reads the manifest: the deployed build's link flags are scripts/build-reach's
         let unsafe = targets.filter { target in
             (target["settings"] as? [Any]).map { "\($0)".contains("unsafeFlags") } ?? false
         }
-        #expect(Set(unsafe.compactMap { $0["name"] as? String }) == ["reach", "reach-queue"])
+        #expect(unsafe.isEmpty, "\(unsafe.compactMap { $0["name"] as? String })")
     }
 
     /// Every module imports only what it declares (or the system's modules): a module seen only through another's
@@ -252,20 +252,6 @@ struct LayerRulesTests {
             }
             #expect(uses.isEmpty, "\(file.path): \(uses)")
         }
-    }
-
-    @Test func reachsReleaseLinkLaysOutTheFunctionsOfTheChangePath() throws {
-        // scripts/hot-functions lists them; a list that lost the path's steps would lay out nothing that matters.
-        let listed = try TestFile.text(Self.root.appending(path: "Linking/hot-functions.txt").path)
-            .split(separator: "\n").filter { !$0.hasPrefix("#") }
-        #expect(listed.count > 200)
-        let steps = [
-            "NetlinkSubscriptionC5drain", "0B7MonitorC4pass", "15TargetEvaluatorC8snapshot", "13KernelQueriesC",
-            "15SnapshotPrinterV9humanLine", "swift_retain",
-        ]
-        for step in steps { #expect(listed.contains { $0.contains(step) }, "Linking/hot-functions.txt lacks \(step)") }
-        let manifest = try TestFile.text(Self.root.appending(path: "Package.swift").path)
-        #expect(manifest.contains("--symbol-ordering-file=") && manifest.contains("/Linking/hot-functions.txt"))
     }
 
     @Test func everyFileThePathsOfAChangeNameExists() throws {
