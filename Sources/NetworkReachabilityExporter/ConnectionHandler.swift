@@ -194,7 +194,7 @@ final class ConnectionHandler: ChannelInboundHandler {
 
     /// Answers a GET or HEAD that may be answered.
     private func route(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let limits = server.connections.limits
+        let limits = server.limits
         switch Self.path(of: head) {
         case "/":
             send(.ok, text: Self.landingPage(limits.metricsPath), type: "text/html; charset=utf-8", to: head, context: context)
@@ -283,7 +283,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func wait(context: ChannelHandlerContext) {
         state = .waiting(since: context.eventLoop.now)
         deadline?.cancel()
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.requestTimeout) {
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: server.limits.requestTimeout) {
             switch self.state {
             case .waiting, .answering: self.close(because: .timeout)
             case .streaming, .ending, .closed: break
@@ -321,7 +321,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         state = .streaming
         isSubscribed = true
         server.series.answered(Self.path(of: request), .ok)
-        let limits = server.connections.limits
+        let limits = server.limits
         if let options = context.channel.syncOptions {
             try? options.setOption(
                 .writeBufferWaterMark, value: .init(low: limits.streamBacklog / 2, high: limits.streamBacklog))
@@ -342,7 +342,7 @@ final class ConnectionHandler: ChannelInboundHandler {
     /// Sends the stream's comment line after ``ServeLimits/streamHeartbeat``, and again after each (none while its
     /// reader is behind: it has something to read).
     private func beat(context: ChannelHandlerContext) {
-        heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.streamHeartbeat) {
+        heartbeat = context.eventLoop.assumeIsolated().scheduleTask(in: server.limits.streamHeartbeat) {
             guard case .streaming = self.state else { return }
             if context.channel.isWritable {
                 context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: ":\n\n")))), promise: nil)
@@ -359,7 +359,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         guard context.channel.isWritable else {
             pendingEvents[index] = record
             if behind == nil {
-                behind = context.eventLoop.assumeIsolated().scheduleTask(in: server.connections.limits.requestTimeout) {
+                behind = context.eventLoop.assumeIsolated().scheduleTask(in: server.limits.requestTimeout) {
                     self.close(because: .slowReader)
                 }
             }

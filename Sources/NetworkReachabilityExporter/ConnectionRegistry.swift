@@ -5,8 +5,8 @@ import NIOCore
 import Prometheus
 
 /// The open connections of `reach serve`, the bounds on them, and the series that count them. Confined to the
-/// server's event loop.
-final class ConnectionRegistry: @unchecked Sendable {
+/// server's event loop (the server holds it bound to the loop).
+final class ConnectionRegistry {
     /// Why the server closed a connection, a label of `reach_serve_closed_connections_total`.
     enum CloseReason: String, CaseIterable {
         /// No whole request, or an answer not taken, within the request timeout.

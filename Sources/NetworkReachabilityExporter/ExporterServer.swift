@@ -1,4 +1,5 @@
 package import Logging
+import NIOConcurrencyHelpers
 package import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
@@ -12,24 +13,40 @@ import ServiceLifecycle
 /// (but for event streams). It runs as a swift-service-lifecycle service until SIGTERM or SIGINT: then it stops
 /// accepting, ends every stream and answer, and returns.
 ///
-/// The event loop is the only thread that touches the served state and the connections, so none of it is locked.
-package final class ExporterServer: Service, @unchecked Sendable {
+/// The event loop is the only thread that touches the served state and the connections, so none of it is locked:
+/// each is bound to the loop (`NIOLoopBoundBox`), which checks that every access is made on it.
+package final class ExporterServer: Service, Sendable {
     let served: ServedTargets
-    let connections: ConnectionRegistry
-    /// The server's own series: answers, password checks, failed handshakes.
-    let series: ServeSeries
+    /// What the event loop alone touches.
+    private final class Confined {
+        let connections: ConnectionRegistry
+        /// The server's own series: answers, password checks, failed handshakes.
+        let series: ServeSeries
+        let process: ProcessGauges
+        /// The last rendering of `/metrics`: when, at which count of changes shown and readings of the web
+        /// configuration, and its text.
+        var rendered: (at: NIODeadline, changes: Int, body: ByteBuffer)?
+
+        init(connections: ConnectionRegistry, series: ServeSeries, process: ProcessGauges) {
+            self.connections = connections
+            self.series = series
+            self.process = process
+        }
+    }
+    private let confined: NIOLoopBoundBox<Confined>
+    /// The open connections and their bounds. On the event loop.
+    var connections: ConnectionRegistry { confined.value.connections }
+    /// The server's own series. On the event loop.
+    var series: ServeSeries { confined.value.series }
+    let limits: ServeLimits
     /// The TLS and users new connections are served with.
     let access: WebAccess
     /// Where each answer is logged (`--verbose`): method, path, status, size and the encodings the client takes.
     let logger: Logger
     private let registry: PrometheusCollectorRegistry
-    private let process: ProcessGauges
-    private var channels: [any Channel] = []
-    /// The addresses bound, as ``bind(_:)`` returned.
-    private var bound: [ListenAddress] = []
-    /// The last rendering of `/metrics`: when, at which count of changes shown and readings of the web configuration,
-    /// and its text.
-    private var rendered: (at: NIODeadline, changes: Int, body: ByteBuffer)?
+    /// The listening channels and the addresses bound, as ``bind(_:)`` returned: bound from any thread, before
+    /// ``run()``.
+    private let listening = NIOLockedValueBox<(channels: [any Channel], bound: [ListenAddress])>(([], []))
     /// Called once, from ``run()``, when the server is listening and its service group has trapped its signals.
     private let whenServing: @Sendable ([ListenAddress]) -> Void
 
@@ -42,9 +59,13 @@ package final class ExporterServer: Service, @unchecked Sendable {
         self.registry = registry
         self.access = access
         self.logger = logger
-        connections = ConnectionRegistry(limits: limits, registry: registry)
-        series = ServeSeries(registry: registry, metricsPath: limits.metricsPath)
-        process = ProcessGauges(registry: registry)
+        self.limits = limits
+        confined = .makeBoxSendingValue(
+            Confined(
+                connections: ConnectionRegistry(limits: limits, registry: registry),
+                series: ServeSeries(registry: registry, metricsPath: limits.metricsPath),
+                process: ProcessGauges(registry: registry)),
+            eventLoop: served.eventLoop)
         registry.gauge("reach_build_info", labels: BuildInfo.labels, help: BuildInfo.help).set(to: 1)
     }
 
@@ -55,13 +76,15 @@ package final class ExporterServer: Service, @unchecked Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(connections.limits.answerSocketBuffer))
+            .childChannelOption(.socketOption(.so_sndbuf), value: SocketOptionValue(limits.answerSocketBuffer))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try self.configure(channel.pipeline.syncOperations) }
             }
             .bind(host: address.host, port: address.port).get()
-        channels.append(channel)
-        bound.append(ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port))
+        listening.withLockedValue { listening in
+            listening.channels.append(channel)
+            listening.bound.append(ListenAddress(host: address.host, port: channel.localAddress?.port ?? address.port))
+        }
     }
 
     /// Sets up a new connection's pipeline: the socket's own closer, TLS when the web configuration has it now (with
@@ -102,14 +125,15 @@ package final class ExporterServer: Service, @unchecked Sendable {
     func metricsExposition() -> ByteBuffer {
         let now = served.eventLoop.now
         let changes = served.changesShown &+ access.readCount
-        if let rendered, rendered.changes == changes, now - rendered.at < Self.renderingLife {
+        let confined = self.confined.value
+        if let rendered = confined.rendered, rendered.changes == changes, now - rendered.at < Self.renderingLife {
             return rendered.body
         }
-        process.update()
+        confined.process.update()
         let body = ByteBuffer(bytes: ExpositionOrder.sorted(registry.emitToBuffer()))
         // Its life counts from the rendering's end: one that took longer than its life would otherwise serve none
         // of the requests waiting behind it, and each would render again (16 under AddressSanitizer, 1,001 targets).
-        rendered = (served.eventLoop.now, changes, body)
+        confined.rendered = (served.eventLoop.now, changes, body)
         return body
     }
 
@@ -119,6 +143,7 @@ package final class ExporterServer: Service, @unchecked Sendable {
     /// Serves until a graceful shutdown (SIGTERM, SIGINT) is asked for, then stops and returns. The service group
     /// trapped those signals before it ran this, so `whenServing` is told here.
     package func run() async throws {
+        let bound = listening.withLockedValue { $0.bound }
         if !bound.isEmpty { whenServing(bound) }
         let stopped = served.eventLoop.makePromise(of: Void.self)
         try await withGracefulShutdownHandler {
@@ -132,7 +157,8 @@ package final class ExporterServer: Service, @unchecked Sendable {
     private func stop(done: EventLoopPromise<Void>) {
         let allClosed = served.eventLoop.makePromise(of: Void.self)
         connections.stop(on: served.eventLoop, done: allClosed)
-        let listening = EventLoopFuture.andAllComplete(channels.map { $0.close() }, on: served.eventLoop)
-        listening.and(allClosed.futureResult).map { _ in () }.cascade(to: done)
+        let channels = listening.withLockedValue { $0.channels }
+        let closed = EventLoopFuture.andAllComplete(channels.map { $0.close() }, on: served.eventLoop)
+        closed.and(allClosed.futureResult).map { _ in () }.cascade(to: done)
     }
 }

@@ -4,6 +4,7 @@ package import NIOCore
 import NetworkReachabilityCore
 import NetworkReachabilityValidationCore
 package import Prometheus
+import Synchronization
 
 /// The targets `reach serve` publishes: each one's last state, in the registry and for `/status`, and the event
 /// streams that hear each change.
@@ -15,7 +16,7 @@ package import Prometheus
 /// and otherwise at most every ``turnInterval`` and no sooner after the last one's end than that one's steps took: however
 /// fast the routes churn and however slow the machine, turns take at most half the loop's time, nothing queues up
 /// behind them, a scrape waits at most one step, and the last state of a burst is always shown.
-package final class ServedTargets: @unchecked Sendable {
+package final class ServedTargets: Sendable {
     private struct Target {
         let text: String
         let gauges: TargetGauges
@@ -40,22 +41,32 @@ package final class ServedTargets: @unchecked Sendable {
         }
     }
 
+    /// What the event loop alone touches, bound to it: every access checks that it is made there.
+    private struct LoopState {
+        var targets: [Target]
+        var streams: [ObjectIdentifier: (_ target: Int, _ record: String) -> Void] = [:]
+        /// How many times a target's state was shown.
+        var changesShown = 0
+        var unshown: Int
+        /// When the next turn may begin, on the loop's clock; `nil` before the first.
+        var nextTurn: NIODeadline?
+        /// The turn in progress: what it took from the inbox, the targets still to show, when it began and what its
+        /// steps have taken so far.
+        var turn: (received: Inbox, left: ArraySlice<Int>, began: NIODeadline, cost: TimeAmount)?
+        /// Whether changes came while a turn was in progress, so another must follow it.
+        var turnWanted = false
+    }
+
     let eventLoop: any EventLoop
-    private var targets: [Target]
-    private var streams: [ObjectIdentifier: (_ target: Int, _ record: String) -> Void] = [:]
-    /// How many times a target's state was shown: a rendering of the series made at one count is current until the
-    /// next.
-    private(set) var changesShown = 0
-    private var unshown: Int
+    private let state: NIOLoopBoundBox<LoopState>
     private let ready: EventLoopPromise<Void>
+    /// Whether every target has had its first state (read by `deinit`, which may run on any thread).
+    private let isAllShown = Atomic(false)
     private let inbox = NIOLockedValueBox(Inbox())
-    /// When the next turn may begin, on the loop's clock; `nil` before the first.
-    private var nextTurn: NIODeadline?
-    /// The turn in progress: what it took from the inbox, the targets still to show, when it began and what its steps
-    /// have taken so far.
-    private var turn: (received: Inbox, left: ArraySlice<Int>, began: NIODeadline, cost: TimeAmount)?
-    /// Whether changes came while a turn was in progress, so another must follow it.
-    private var turnWanted = false
+
+    /// How many times a target's state was shown: a rendering of the series made at one count is current until the
+    /// next. On the event loop.
+    var changesShown: Int { state.value.changesShown }
 
     /// The targets one step of a turn shows, so that a scrape waits at most that long behind a turn.
     static let targetsPerStep = 100
@@ -78,19 +89,20 @@ package final class ServedTargets: @unchecked Sendable {
         flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries
     ) {
         self.eventLoop = eventLoop
-        self.targets = targets.map { text, validated in
+        let shown = targets.map { text, validated in
             Target(
                 text: text,
                 gauges: TargetGauges(target: text, validated: validated, flagSeries: flagSeries, registry: registry),
                 validation: validated ? ValidatedPair() : nil)
         }
-        unshown = targets.count
+        state = .makeBoxSendingValue(LoopState(targets: shown, unshown: targets.count), eventLoop: eventLoop)
         ready = eventLoop.makePromise()
+        if targets.isEmpty { isAllShown.store(true, ordering: .relaxed) }
     }
 
     /// Released before every target was shown: whoever waits for ``allShown`` hears so.
     deinit {
-        if unshown > 0 { ready.fail(ReleasedBeforeShown()) }
+        if !isAllShown.load(ordering: .acquiring) { ready.fail(ReleasedBeforeShown()) }
     }
 
     /// ``allShown``'s failure when the targets were released before each had its first state.
@@ -117,71 +129,73 @@ package final class ServedTargets: @unchecked Sendable {
         if schedule { eventLoop.execute { self.scheduleTurn() } }
     }
 
-    /// Takes a turn now, or once the next may begin; one in progress is finished first.
+    /// Takes a state.value.turn now, or once the next may begin; one in progress is finished first.
     private func scheduleTurn() {
-        guard turn == nil else { return turnWanted = true }
-        guard let due = nextTurn, due > eventLoop.now else { return beginTurn() }
+        guard state.value.turn == nil else { return state.value.turnWanted = true }
+        guard let due = state.value.nextTurn, due > eventLoop.now else { return beginTurn() }
         eventLoop.assumeIsolated().scheduleTask(deadline: due) { self.beginTurn() }
     }
 
     /// Takes what the inbox holds, and shows it in steps.
     private func beginTurn() {
-        guard turn == nil else { return turnWanted = true }
+        guard state.value.turn == nil else { return state.value.turnWanted = true }
         let received = inbox.withLockedValue { inbox in
             defer { inbox = Inbox() }
             return inbox
         }
-        turn = (received, received.order[...], eventLoop.now, .zero)
+        state.value.turn = (received, received.order[...], eventLoop.now, .zero)
         step()
     }
 
-    /// Shows the next targets of the turn, at most ``targetsPerStep`` and ``eventsPerStep`` events: what the loop has
-    /// to do (scrapes, streams)
-    /// goes between steps. The last step ends the turn, sets when the next may begin, and asks for it if changes came
+    /// Shows the next state.value.targets of the state.value.turn, at most ``targetsPerStep`` and ``eventsPerStep`` events: what the loop has
+    /// to do (scrapes, state.value.streams)
+    /// goes between steps. The last step ends the state.value.turn, sets when the next may begin, and asks for it if changes came
     /// meanwhile.
     private func step() {
-        guard var current = turn else { return }
+        guard var current = state.value.turn else { return }
         let started = eventLoop.now
-        let count = min(Self.targetsPerStep, max(1, Self.eventsPerStep / max(1, streams.count)))
+        let count = min(Self.targetsPerStep, max(1, Self.eventsPerStep / max(1, state.value.streams.count)))
         for index in current.left.prefix(count) { showLatest(ofTarget: index, in: current.received) }
         current.left = current.left.dropFirst(count)
         let ended = eventLoop.now
         current.cost = current.cost + (ended - started)
         guard current.left.isEmpty else {
-            turn = current
+            state.value.turn = current
             return eventLoop.execute { self.step() }
         }
-        nextTurn = max(current.began + Self.turnInterval, ended + current.cost)
-        turn = nil
-        if turnWanted {
-            turnWanted = false
+        state.value.nextTurn = max(current.began + Self.turnInterval, ended + current.cost)
+        state.value.turn = nil
+        if state.value.turnWanted {
+            state.value.turnWanted = false
             scheduleTurn()
         }
     }
 
     /// Shows target `index`'s newest state of `received`, unless it ended where it was shown (a route gone and back
-    /// within a turn is no change).
+    /// within a state.value.turn is no change).
     private func showLatest(ofTarget index: Int, in received: Inbox) {
-        var latest: (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)?
-        if let snapshot = received.snapshots[index] {
-            if targets[index].validation == nil {
-                latest = (snapshot, nil)
-            } else if let paired = targets[index].validation?.receive(snapshot) {
+        let latest = state.withValue { state -> (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)? in
+            var latest: (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)?
+            if let snapshot = received.snapshots[index] {
+                if state.targets[index].validation == nil {
+                    latest = (snapshot, nil)
+                } else if let paired = state.targets[index].validation?.receive(snapshot) {
+                    latest = (paired.snapshot, paired.outcome)
+                }
+            }
+            if let outcome = received.outcomes[index], let paired = state.targets[index].validation?.receive(outcome) {
                 latest = (paired.snapshot, paired.outcome)
             }
+            guard let latest, state.targets[index].shown.map({ $0.snapshot != latest.snapshot || $0.outcome != latest.outcome }) ?? true
+            else { return nil }
+            return latest
         }
-        if let outcome = received.outcomes[index], let paired = targets[index].validation?.receive(outcome) {
-            latest = (paired.snapshot, paired.outcome)
-        }
-        guard let latest, targets[index].shown.map({ $0.snapshot != latest.snapshot || $0.outcome != latest.outcome }) ?? true
-        else { return }
-        show(latest.snapshot, latest.outcome, forTarget: index)
+        if let latest { show(latest.snapshot, latest.outcome, forTarget: index) }
     }
 
     /// Every target's last state, as the JSON objects `reach status --json` prints, in the order given.
     func currentRecords() -> [String] {
-        eventLoop.preconditionInEventLoop()
-        return targets.compactMap { target in
+        return state.value.targets.compactMap { target in
             target.shown.map { StatusRecord.line($0.snapshot, target: target.text, validation: $0.outcome) }
         }
     }
@@ -194,28 +208,31 @@ package final class ServedTargets: @unchecked Sendable {
     /// Adds a stream under `id`: `send` hears each change's JSON from now on, with its target's index. Returns the
     /// current states, which the stream sends first.
     func subscribe(_ id: ObjectIdentifier, send: @escaping (_ target: Int, _ record: String) -> Void) -> [String] {
-        eventLoop.preconditionInEventLoop()
-        streams[id] = send
+        state.value.streams[id] = send
         return currentRecords()
     }
 
     /// Removes the stream under `id`.
     func unsubscribe(_ id: ObjectIdentifier) {
-        eventLoop.preconditionInEventLoop()
-        streams[id] = nil
+        state.value.streams[id] = nil
     }
 
     private func show(_ snapshot: ReachabilitySnapshot, _ outcome: ValidationOutcome?, forTarget index: Int) {
-        changesShown &+= 1
-        if targets[index].shown == nil {
-            unshown -= 1
-            if unshown == 0 { ready.succeed() }
+        // The streams are told, and whoever waits for every target hears, once the state is left: either may call
+        // back into it.
+        let (isLastShown, record, streams) = state.withValue { state in
+            state.changesShown &+= 1
+            let isFirst = state.targets[index].shown == nil
+            if isFirst { state.unshown -= 1 }
+            state.targets[index].shown = (snapshot, outcome)
+            state.targets[index].gauges.show(snapshot, validation: outcome, changedAt: Date.now.timeIntervalSince1970)
+            let record = state.streams.isEmpty ? "" : StatusRecord.line(snapshot, target: state.targets[index].text, validation: outcome)
+            return (isFirst && state.unshown == 0, record, Array(state.streams.values))
         }
-        targets[index].shown = (snapshot, outcome)
-        targets[index].gauges.show(snapshot, validation: outcome, changedAt: Date.now.timeIntervalSince1970)
-        guard !streams.isEmpty else { return }
-        let record = StatusRecord.line(snapshot, target: targets[index].text, validation: outcome)
-        // A copy: a stream dropped for reading too slowly leaves `streams` while this goes on.
-        for send in streams.values { send(index, record) }
+        if isLastShown {
+            isAllShown.store(true, ordering: .releasing)
+            ready.succeed()
+        }
+        for send in streams { send(index, record) }
     }
 }
