@@ -23,29 +23,41 @@ package enum CommandFailure {
     ) -> Never {
         let code: Int32
         let message: String
-        if let (ownCode, ownMessage) = classify(error) {
+        if let (ownCode, ownMessage) = classify(error) ?? libraryFailure(error) {
             (code, message) = (ownCode, ownMessage)
         } else {
-            switch error {
-            case let error as ReachabilityError:
-                code = error.isBadInput ? ExitCode.validationFailure.rawValue : 70  // EX_SOFTWARE: the kernel failed us
-                message = error.description
-            case let error as ValidationConfigurationError:
-                code = ExitCode.validationFailure.rawValue
-                message = error.description
-            default:
-                code = root.exitCode(for: error).rawValue
-                if code == 0 {
-                    Output.line(root.fullMessage(for: error))  // --help, --version
-                    Output.endProcess(0)
-                }
-                message = root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+            code = root.exitCode(for: error).rawValue
+            if code == 0 {
+                Output.line(root.fullMessage(for: error))  // --help, --version
+                Output.endProcess(0)
             }
+            message = root.message(for: error).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         }
         if !message.isEmpty {
             Output.error(LineLogHandler.line(lineFormat, level: .error, message: shortened(message), metadata: [], time: LineLogHandler.now()))
         }
         Output.endProcess(code)
+    }
+
+    /// The exit status and line of the library's errors: bad input is 64, the kernel's failure 70 (EX_SOFTWARE).
+    private static func libraryFailure(_ error: any Error) -> (code: Int32, message: String)? {
+        switch error {
+        case let error as ReachabilityError:
+            (error.isBadInput ? ExitCode.validationFailure.rawValue : 70, error.description)
+        case let error as ValidationConfigurationError: (ExitCode.validationFailure.rawValue, error.description)
+        default: nil
+        }
+    }
+
+    /// Runs a check of a command's `validate()`: the library's error of bad input is thrown as ArgumentParser's
+    /// `ValidationError` with its words, since ArgumentParser ends any other error `validate()` throws with exit 1.
+    package static func validating<Result>(_ check: () throws -> Result) throws -> Result {
+        do {
+            return try check()
+        } catch {
+            guard let (code, message) = libraryFailure(error), code == ExitCode.validationFailure.rawValue else { throw error }
+            throw ValidationError(message)
+        }
     }
 
     /// `message` with each quoted value longer than 80 characters cut to 77 and `...`: a 10 KB bad value is not

@@ -98,11 +98,7 @@ struct QueueAddCommand: ParsableCommand {
         guard !command.isEmpty else { throw ValidationError("a command is needed after --") }
         if keep && key == nil { throw ValidationError("--keep needs --key") }
         if delay != nil && notBefore != nil { throw ValidationError("--delay and --not-before are one choice: give one") }
-        do {
-            _ = try jobConditions().reachabilityTarget()
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        _ = try CommandFailure.validating { try jobConditions().reachabilityTarget() }
     }
 
     func run() throws {

@@ -39,11 +39,7 @@ struct QueueRunCommand: AsyncParsableCommand {
     @OptionGroup var logging: VerboseOption
 
     func validate() throws {
-        do {
-            _ = try validation.configuration()
-        } catch {
-            throw ValidationError("\(error)")
-        }
+        _ = try CommandFailure.validating { try validation.configuration() }
     }
 
     func run() async throws {

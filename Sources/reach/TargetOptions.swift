@@ -33,20 +33,16 @@ struct TargetOptions: ParsableArguments {
         var validated: Int? { validation == nil ? nil : arguments.firstIndex(where: \.isInternet) }
     }
 
-    /// Parses `targets` (with `status`'s `--from`, an address pair) and the validation options: a bad one is
-    /// a `ValidationError` with the typed error's words, so it is one line and exit 64 as any bad option is.
+    /// Parses `targets` (with `status`'s `--from`, an address pair) and the validation options: a bad one is one
+    /// line and exit 64, as any bad option (``CommandFailure/validating(_:)``).
     func parse(_ targets: [String], from local: String? = nil) throws -> Parsed {
-        do {
+        try CommandFailure.validating {
             let arguments = try (targets.isEmpty ? ["internet"] : targets).map { (text) throws(ReachabilityError) in
                 interfaces.restrict(try TargetArgument(text, from: local))
             }
             let configuration = try validation.configuration()
             if configuration != nil && !arguments.contains(where: \.isInternet) { throw ValidationOptions.internetOnly }
             return Parsed(arguments: arguments, validation: configuration)
-        } catch let error as ReachabilityError {
-            throw ValidationError(error.description)
-        } catch let error as ValidationConfigurationError {
-            throw ValidationError(error.description)
         }
     }
 
