@@ -32,7 +32,9 @@ let package = Package(
         example("ReadmeTestingExamples", [library("NetworkReachabilityTesting")]),
         .executableTarget(
             name: "ReadmeRun",
-            dependencies: ["PortFromAlamofire", "PortFromNWPathMonitor", "ReadmeKitExamples", "ReadmeRadioExamples", "ReadmeTestingExamples"],
+            dependencies: [
+                "PortFromAlamofire", "PortFromNWPathMonitor", "ReadmeKitExamples", "ReadmeRadioExamples", "ReadmeTestingExamples",
+            ],
             swiftSettings: [.swiftLanguageMode(languageMode)]),
     ]
 )
