@@ -38,7 +38,7 @@ package final class DeadlineTimer: Sendable {
     /// Runs `action` once `delay` has passed, unless it is cancelled first.
     @discardableResult
     package func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> Token {
-        let deadline = MonotonicClock.milliseconds() + Self.milliseconds(delay)
+        let deadline = MonotonicClock.deadline(after: delay)
         let (token, starts) = state.withLock { state in
             let token = state.nextToken
             state.nextToken += 1
@@ -83,10 +83,5 @@ package final class DeadlineTimer: Sendable {
             guard let next else { return }
             state.wait(until: { $0.generation != generation }, deadline: next) { _, _ in }
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        // Capped at about 35 years, so that a deadline on the monotonic clock cannot overflow.
-        Int(min(max(0, duration.saturatingMilliseconds), Int64(1 << 30) * 1000))
     }
 }

@@ -83,19 +83,37 @@ struct BackgroundThreadTests {
 
     @Test func aCancelledActionNeverRunsAndCancellingTheLastEndsTheThreadAtOnce() {
         // Given a timer with two actions, one far off
-        let timer = DeadlineTimer(name: "test-timer")
+        let timer = DeadlineTimer(name: "far-timer")
         let log = Log()
-        let far = timer.schedule(after: .seconds(3600)) { log.append(1) }
+        let far = timer.schedule(after: .seconds(Int64.max)) { log.append(1) }  // the longest delay there is
         let near = timer.schedule(after: .milliseconds(30)) { log.append(2) }
         // When the near one is cancelled, and then the far one
         timer.cancel(near)
         usleep(80_000)
+        // (the thread sleeps toward the far deadline: it neither overflows into the past nor spins)
+        let ticks = Self.cpuTicks(ofThreadNamed: "far-timer")
+        usleep(100_000)
+        let spent = Self.cpuTicks(ofThreadNamed: "far-timer").map { $0 - (ticks ?? 0) }
+        #expect(spent == 0, "the timer's thread ran \(spent.map(String.init) ?? "-") clock ticks in 0.1 s")
         #expect(timer.isRunning)
         timer.cancel(far)
         // Then neither runs, and the thread ends without waiting for the far deadline
         waitUntil { !timer.isRunning }
         #expect(!timer.isRunning)
         #expect(log.values.isEmpty)
+    }
+
+    /// The user and system CPU time, in clock ticks, of this process's thread called `name`.
+    private static func cpuTicks(ofThreadNamed name: String) -> Int? {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for task in tasks where SmallFile.text("/proc/self/task/\(task)/comm", limit: 64)?.hasPrefix(name) == true {
+            // After the name in parentheses: state is field 3, utime 14 and stime 15
+            guard let stat = SmallFile.text("/proc/self/task/\(task)/stat", limit: 4096), let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Int(fields[11]), let system = Int(fields[12]) else { continue }
+            return user + system
+        }
+        return nil
     }
 
     @Test func anEarlierDeadlineScheduledWhileTheThreadSleepsIsNotDelayed() {
