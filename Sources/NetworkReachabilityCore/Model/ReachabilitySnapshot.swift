@@ -14,6 +14,12 @@ public struct ReachabilitySnapshot: Sendable, Hashable {
         self.path = path
     }
 
+    /// What is said of `target` when the system gave no answer (its evaluation failed): no flags and no path, so
+    /// not reachable.
+    package static func unanswered(_ target: ReachabilityTarget) -> ReachabilitySnapshot {
+        ReachabilitySnapshot(target: target, flags: [], path: .none)
+    }
+
     /// The status the flags imply; `unknown` while a host's first resolution is pending, or while an IPv4
     /// address on an IPv6-only network waits for the first NAT64 discovery.
     public var status: NetworkReachabilityStatus {

@@ -425,7 +425,7 @@ package final class ReachabilityMonitor: Sendable {
             case .success(let snapshot): snapshots.append(detailsSource?.detailed(snapshot) ?? snapshot)
             case .failure(let error):
                 log(.warning, "evaluating \(target.target) failed: \(error)")
-                snapshots.append(ReachabilitySnapshot(target: target.target, flags: [], path: .none))
+                snapshots.append(.unanswered(target.target))
             }
         }
         let deliveries: [Delivery] = state.withLock { state in

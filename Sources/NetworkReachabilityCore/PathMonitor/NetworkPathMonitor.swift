@@ -47,7 +47,7 @@ public final class NetworkPathMonitor: Sendable {
     /// path read from the kernel now.
     public var currentPath: NetworkPath {
         if let latest = state.withLock({ $0.latest }) { return latest }
-        let snapshot = (try? reachability.currentSnapshot()) ?? ReachabilitySnapshot(target: reachability.target, flags: [], path: .none)
+        let snapshot = (try? reachability.currentSnapshot()) ?? .unanswered(reachability.target)
         return NetworkPath(snapshot)
     }
 
