@@ -1,12 +1,12 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// What an adopter's Swift 6 code is built with: the README's examples compile as they would in an adopter's target.
-let adopterSettings: [SwiftSetting] = [.swiftLanguageMode(.v6), .enableUpcomingFeature("ExistentialAny")]
-
 /// Every target's settings: an import a file does not write, or one its public interface needs but does not say
-/// `public import`, fails the build (MemberImportVisibility, InternalImportsByDefault).
-let strictSettings: [SwiftSetting] = adopterSettings + [
+/// `public import`, fails the build (MemberImportVisibility, InternalImportsByDefault). The README's examples are
+/// built so too: they compile in an adopter's target that turns these on (Examples/Ports builds them without).
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
@@ -318,7 +318,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),
             ],
-            swiftSettings: adopterSettings
+            swiftSettings: strictSettings
         ),
         .testTarget(
             name: "NetworkReachabilityQueueTests",

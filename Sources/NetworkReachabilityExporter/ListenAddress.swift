@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+    import Glibc
+#endif
 import NetworkReachabilityCore
 
 /// `--listen ADDR:PORT`: an IPv4 address and a port, or an IPv6 address in brackets and a port (`[::1]:9464`);
@@ -33,8 +36,13 @@ package struct ListenAddress: Sendable, CustomStringConvertible {
             }
             host = text[text.index(after: text.startIndex)..<close]
             port = text[text.index(close, offsetBy: 2)...]
-            guard (try? IPAddress(String(host)))?.family == .ipv6 else {
+            guard let address = try? IPAddress(String(host)), address.family == .ipv6 else {
                 throw Refusal(description: "in brackets, an IPv6 address: [::1]:9464")
+            }
+            // A zone names an interface (or its index): one that does not exist is the user's mistake, found before
+            // the bind would fail.
+            if let zone = address.zone, !zone.allSatisfy({ $0.isASCII && $0.isNumber }), if_nametoindex(zone) == 0 {
+                throw Refusal(description: ReachabilityError.unknownZone(zone).description)
             }
         } else {
             guard let colon = text.lastIndex(of: ":") else { throw Refusal(description: "no :PORT; write it \(example)") }

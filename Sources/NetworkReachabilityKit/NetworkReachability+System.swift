@@ -177,11 +177,11 @@ extension NetworkPathMonitor {
         self.init(reachability: NetworkReachability(requiredInterfaceType: requiredInterfaceType, logger: logger))
     }
 
-    /// Watches the internet's path through interfaces of any type but `prohibitedInterfaceTypes`, as
-    /// `NWPathMonitor(prohibitedInterfaceTypes:)` does.
+    /// Watches the internet's path through interfaces of any type but `prohibitedInterfaceTypes` (an array, as
+    /// `NWPathMonitor(prohibitedInterfaceTypes:)` takes).
     public convenience init(
-        prohibitedInterfaceTypes: Set<NetworkInterface.InterfaceType>, logger: Logger = NetworkReachability.silentLogger
+        prohibitedInterfaceTypes: [NetworkInterface.InterfaceType], logger: Logger = NetworkReachability.silentLogger
     ) {
-        self.init(reachability: NetworkReachability(prohibitedInterfaceTypes: prohibitedInterfaceTypes, logger: logger))
+        self.init(reachability: NetworkReachability(prohibitedInterfaceTypes: Set(prohibitedInterfaceTypes), logger: logger))
     }
 }

@@ -1,4 +1,4 @@
-public import AsyncHTTPClient
+@_exported public import AsyncHTTPClient
 public import Logging
 @_exported import NetworkReachabilityKit
 @_exported import NetworkReachabilityValidationCore

@@ -17,4 +17,12 @@ package struct InterfaceOptions: ParsableArguments {
     package var prohibitedTypes: [NetworkInterface.InterfaceType] = []
 
     package init() {}
+
+    /// A type both required and prohibited leaves no interface: a mistake in the arguments, not a network that is
+    /// never reachable.
+    package func validate() throws {
+        if let requiredType, prohibitedTypes.contains(requiredType) {
+            throw ValidationError("--require \(requiredType) and --prohibit \(requiredType) leave no interface: give one or the other")
+        }
+    }
 }

@@ -25,7 +25,7 @@ struct QueueAddCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file; created when missing.")
+    @Argument(help: "The queue's SQLite file; created when missing.", transform: QueueFilePath.parser)
     var database: String
 
     @Option(
@@ -45,25 +45,31 @@ struct QueueAddCommand: ParsableCommand {
     @Flag(help: "With --key: keep the job queued under it, and print its id, instead of replacing it.")
     var keep = false
 
-    @Option(help: "The most attempts before the job is kept as failed.", transform: Count.parser(in: 1...1000))
+    @Option(
+        parsing: .unconditional, help: "The most attempts before the job is kept as failed.",
+        transform: Count.parser(in: 1...1000))
     var attempts = Count(5)
 
     @Option(
+        parsing: .unconditional,
         help: "Seconds to wait after the first failed attempt; each further failure doubles it, up to an hour.",
         transform: Seconds.parser(in: Seconds.retryDelay))
     var retryDelay = Seconds(duration: .seconds(1))
 
     @Option(
-        help: "Seconds from now after which the job is failed rather than run.",
+        parsing: .unconditional, help: "Seconds from now after which the job is failed rather than run.",
         transform: Seconds.parser(in: Seconds.expiry))
     var expires: Seconds?
 
     @Option(
+        parsing: .unconditional,
         help: "Run only after the job with this id succeeded; if it fails or is removed, this one fails.",
         transform: JobID.init)
     var after: JobID?
 
-    @Option(help: "Seconds from now before which the job does not run.", transform: Seconds.parser(in: Seconds.delay))
+    @Option(
+        parsing: .unconditional, help: "Seconds from now before which the job does not run.",
+        transform: Seconds.parser(in: Seconds.delay))
     var delay: Seconds?
 
     @Option(
@@ -72,6 +78,7 @@ struct QueueAddCommand: ParsableCommand {
     var notBefore: Date?
 
     @Option(
+        parsing: .unconditional,
         help: "Seconds one attempt may run; then it is stopped (SIGTERM, SIGKILL 10 s later) and counts as failed, exit status 124.",
         transform: Seconds.parser(in: Seconds.jobTimeout))
     var timeout: Seconds?
@@ -87,7 +94,7 @@ struct QueueAddCommand: ParsableCommand {
     var permanentFailure: [Int32] = []
 
     @Option(
-        help: "Refuse the job (exit 75) while the file holds this many jobs, failed ones included.",
+        parsing: .unconditional, help: "Refuse the job (exit 75) while the file holds this many jobs, failed ones included.",
         transform: Count.parser(in: 1...10_000_000))
     var maxJobs = Count(QueueLimits().maximumJobs)
 
@@ -97,6 +104,7 @@ struct QueueAddCommand: ParsableCommand {
     func validate() throws {
         guard !command.isEmpty else { throw ValidationError("a command is needed after --") }
         if keep && key == nil { throw ValidationError("--keep needs --key") }
+        if key?.isEmpty == true { throw ValidationError("--key must not be empty") }
         if delay != nil && notBefore != nil { throw ValidationError("--delay and --not-before are one choice: give one") }
         _ = try CommandFailure.validating { try jobConditions().reachabilityTarget() }
     }
@@ -145,6 +153,13 @@ struct QueueAddCommand: ParsableCommand {
         let styles = [Date.ISO8601FormatStyle(includingFractionalSeconds: true), Date.ISO8601FormatStyle()]
         guard let date = styles.lazy.compactMap({ try? $0.parse(text) }).first else {
             throw ValidationError("must be a time in ISO 8601 with its zone, as 2026-11-29T03:00:00Z or 2026-11-29T04:00:00+01:00")
+        }
+        // The format style rolls a day past its month's end over (February 30 is March 2): such a day is refused.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let day = text.prefix(10).split(separator: "-").compactMap { Int($0) }
+        guard day.count == 3, DateComponents(calendar: calendar, year: day[0], month: day[1], day: day[2]).isValidDate else {
+            throw ValidationError("names a day that does not exist")
         }
         guard date.timeIntervalSinceNow <= Seconds.delay.upperBound else {
             throw ValidationError("must be within 10 years from now, as --delay is")

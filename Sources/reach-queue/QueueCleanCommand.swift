@@ -10,7 +10,7 @@ struct QueueCleanCommand: ParsableCommand {
         discussion: "Their commands and output leave the file: its free pages are overwritten."
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Flag(help: "Remove the failed jobs too.")

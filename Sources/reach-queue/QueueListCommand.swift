@@ -16,7 +16,7 @@ struct QueueListCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Flag(help: "Print one JSON object per line.")

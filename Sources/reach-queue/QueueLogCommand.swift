@@ -18,7 +18,7 @@ struct QueueLogCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Argument(help: "The job's id, as `add` printed it.", transform: JobID.init)

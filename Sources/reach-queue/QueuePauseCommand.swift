@@ -9,7 +9,7 @@ struct QueuePauseCommand: ParsableCommand {
         abstract: "Start no job until `resume`; the jobs running run on. Kept in the file, across the worker's restarts."
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     func run() throws { try QueueFile.open(database).setPaused(true) }
@@ -20,7 +20,7 @@ struct QueueResumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resume", abstract: "Start jobs again after `pause`.")
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     func run() throws { try QueueFile.open(database).setPaused(false) }

@@ -10,7 +10,7 @@ struct QueueRemoveCommand: ParsableCommand {
         discussion: "Exits 1 when the file holds no job with that id."
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Argument(help: "The job's id, as `add` printed it.", transform: JobID.init)

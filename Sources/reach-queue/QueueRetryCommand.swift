@@ -13,7 +13,7 @@ struct QueueRetryCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Argument(help: "The jobs' ids.", transform: JobID.init)

@@ -27,13 +27,13 @@ struct QueueRunCommand: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file; created when missing.")
+    @Argument(help: "The queue's SQLite file; created when missing.", transform: QueueFilePath.parser)
     var database: String
 
     /// `--validate URL`, for jobs added with `--when validated`.
     @OptionGroup var validation: ValidationOptions
 
-    @Option(help: "How many commands may run at once.", transform: Count.parser(in: 1...64))
+    @Option(parsing: .unconditional, help: "How many commands may run at once.", transform: Count.parser(in: 1...64))
     var concurrency = Count(1)
 
     @OptionGroup var logging: VerboseOption

@@ -15,7 +15,7 @@ struct QueueWaitCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file.", transform: QueueFilePath.parser)
     var database: String
 
     @Argument(help: "The job's id, as `add` printed it.", transform: JobID.init)

@@ -25,7 +25,9 @@ struct ReachQueue: AsyncParsableCommand {
 
     /// Runs a command; every failure is one line on stderr and an exit status of sysexits(3).
     static func main() async {
-        await CommandMain.run(Self.self, classify: { error in (error as? QueueError).map { ($0.exitCode, $0.description) } })
+        await CommandMain.run(Self.self, check: { try MistypedCommand.check(Self.self) }) { error in
+            (error as? QueueError).map { ($0.exitCode, $0.description) }
+        }
     }
 }
 

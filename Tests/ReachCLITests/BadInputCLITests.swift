@@ -31,6 +31,17 @@ struct BadInputCLITests {
         ["status", "--validation-timeout", "0"], ["status", "--require", "bogus"], ["watch", "--prohibit", ""],
         // Every target and option is checked before a word is said: no "is a URL" line ahead of the error.
         ["watch", "http://192.0.2.1/", "bad..name"], ["wait", "http://192.0.2.1/", "--validate", "http://x:99999/"],
+        // A type both required and prohibited; an unknown zone to listen on
+        ["status", "--require", "wifi", "--prohibit", "wifi"], ["serve", "--listen", "[fe80::1%nope]:9464"],
+        // The queue's options, checked before its file is made: negative numbers name their range, a day that does
+        // not exist, an empty path, key or id 0
+        ["queue", "add", "/nonexistent/q.db", "--require", "cellular", "--prohibit", "cellular", "--", "true"],
+        ["queue", "add", "/nonexistent/q.db", "--attempts", "-1", "--", "true"],
+        ["queue", "add", "/nonexistent/q.db", "--timeout", "-5", "--", "true"],
+        ["queue", "add", "/nonexistent/q.db", "--after", "-1", "--", "true"],
+        ["queue", "add", "/nonexistent/q.db", "--not-before", "2026-02-30T00:00:00Z", "--", "true"],
+        ["queue", "add", "/nonexistent/q.db", "--key", "", "--", "true"], ["queue", "add", "", "--", "true"],
+        ["queue", "list", ""], ["queue", "log", "/nonexistent/q.db", "0"], ["queue", "run", "/nonexistent/q.db", "--concurrency", "-1"],
     ])
     func badArgumentsExit64WithOneLineOnStderr(arguments: [String]) throws {
         let result = try ReachBinary.run(arguments)
@@ -52,7 +63,7 @@ struct BadInputCLITests {
         }
     }
 
-    @Test func aLongBadValueIsQuotedAtMost80CharactersAndANegativeNumberIsARangeNotAMissingValue() throws {
+    @Test func aLongBadValueIsQuotedAtMost80CharactersAMistypedCommandIsNamedAndANegativeNumberIsARange() throws {
         for option in ["--request-timeout", "--max-connections", "--listen", "--validate"] {
             let line = try ReachBinary.run(["serve", option, Self.huge]).standardError
             #expect(!line.contains(String(repeating: "x", count: 81)), "\(option)")
@@ -62,6 +73,12 @@ struct BadInputCLITests {
         #expect(
             negative
                 == "reach: The value '-5' is invalid for '--timeout <timeout>': must be a number of seconds from 0 to 86400\n")
+        for (mistyped, meant) in [(["wach"], "watch"), (["queue", "ad", "q.db"], "add"), (["queue", "lsit", "q.db"], "list")] {
+            let line = try ReachBinary.run(mistyped).standardError
+            #expect(line == "reach: unknown command '\(mistyped.last == "q.db" ? mistyped[1] : mistyped[0])'; did you mean '\(meant)'?\n", "\(line)")
+        }
+        let attempts = try ReachBinary.run(["queue", "add", "/nonexistent/q.db", "--attempts", "-1", "--", "true"]).standardError
+        #expect(attempts.contains("'-1' is invalid for '--attempts <attempts>'") && attempts.contains("from 1 to 1000"), "\(attempts)")
     }
 
     @Test func argumentsThatAreNotUTF8AreBadInputToo() throws {

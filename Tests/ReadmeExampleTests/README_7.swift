@@ -7,6 +7,6 @@ func readmeExample7() async throws {
     MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))   // the library's counters, with # HELP
     let exporter = try ReachabilityExporter(
         targets: [("internet", NetworkReachability()), ("api", try NetworkReachability(host: "api.example.com"))],
-        registry: registry, eventLoop: group.next())
+        registry: registry, eventLoop: eventLoop)            // one of your server's event loops
     _ = exporter
 }

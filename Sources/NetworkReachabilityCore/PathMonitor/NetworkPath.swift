@@ -1,6 +1,6 @@
 /// A target's path as `NWPathMonitor` hands it over (`NWPath`): its status in NWPath's three words, and the path's
 /// properties under NWPath's names, so that code written against `NWPath` reads it unchanged.
-public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
+public struct NetworkPath: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Whether the path can be used: NWPath's `NWPath.Status`.
     public enum Status: String, Sendable, Hashable, Codable, CustomStringConvertible {
         /// A packet sent now can leave this host toward the target (``NetworkReachabilityStatus/reachable(_:)``).
@@ -59,4 +59,7 @@ public struct NetworkPath: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         snapshot.path.interface.map { "\(status) (\($0.name))" } ?? status.description
     }
+
+    /// The same as ``description``, for code that logs NWPath's `debugDescription`.
+    public var debugDescription: String { description }
 }

@@ -15,6 +15,8 @@
         public static let shared = NetworkMonitor()
         private let monitor = NetworkPathMonitor()
         private let wifiOnly = NetworkPathMonitor(requiredInterfaceType: .wifi)
+        private static let avoided: [NetworkInterface.InterfaceType] = [.cellular, .other]
+        private let noMobileData = NetworkPathMonitor(prohibitedInterfaceTypes: NetworkMonitor.avoided)
         private let queue = DispatchQueue(label: "NetworkMonitor")
         private var connected = false
         private var expensive = false
@@ -27,6 +29,7 @@
         public var isExpensive: Bool { queue.sync { expensive } }
         public var connectionType: ConnectionType { queue.sync { type } }
         public var isOnWiFi: Bool { wifiOnly.currentPath.status == .satisfied }
+        public var isOnlineWithoutMobileData: Bool { noMobileData.currentPath.status == .satisfied }
 
         public func startMonitoring() {
             monitor.pathUpdateHandler = { [weak self] path in
@@ -34,7 +37,7 @@
                 self.connected = path.status == .satisfied
                 self.expensive = path.isExpensive || path.isConstrained
                 self.type = Self.connectionType(of: path)
-                self.onChange?("\(Self.describe(path.status)) via \(self.type), gateways \(path.gateways)")
+                self.onChange?("\(Self.describe(path.status)) via \(self.type), gateways \(path.gateways): \(path.debugDescription)")
             }
             monitor.start(queue: queue)
         }
