@@ -129,7 +129,7 @@ package final class ServedTargets: Sendable {
         if schedule { eventLoop.execute { self.scheduleTurn() } }
     }
 
-    /// Takes a state.value.turn now, or once the next may begin; one in progress is finished first.
+    /// Takes a turn now, or once the next may begin; one in progress is finished first.
     private func scheduleTurn() {
         guard state.value.turn == nil else { return state.value.turnWanted = true }
         guard let due = state.value.nextTurn, due > eventLoop.now else { return beginTurn() }
@@ -147,10 +147,9 @@ package final class ServedTargets: Sendable {
         step()
     }
 
-    /// Shows the next state.value.targets of the state.value.turn, at most ``targetsPerStep`` and ``eventsPerStep`` events: what the loop has
-    /// to do (scrapes, state.value.streams)
-    /// goes between steps. The last step ends the state.value.turn, sets when the next may begin, and asks for it if changes came
-    /// meanwhile.
+    /// Shows the next targets of the turn, at most ``targetsPerStep`` and ``eventsPerStep`` events: what the loop has
+    /// to do (scrapes, streams) goes between steps. The last step ends the turn, sets when the next may begin, and
+    /// asks for it if changes came meanwhile.
     private func step() {
         guard var current = state.value.turn else { return }
         let started = eventLoop.now
@@ -172,7 +171,7 @@ package final class ServedTargets: Sendable {
     }
 
     /// Shows target `index`'s newest state of `received`, unless it ended where it was shown (a route gone and back
-    /// within a state.value.turn is no change).
+    /// within a turn is no change).
     private func showLatest(ofTarget index: Int, in received: Inbox) {
         let latest = state.withValue { state -> (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)? in
             var latest: (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)?
