@@ -172,8 +172,9 @@ package final class JobStore: Sendable {
 
     /// Makes a new queue's file whole, in WAL mode with its schema, beside `path` under a name of its own, and moves it
     /// into place (``moveIntoPlace(_:_:)``): processes that create one file at once never meet half of it, and the
-    /// first to move wins (the others' files are removed, and they open the winner's). It is made with mode 0660 less the umask, which its
-    /// journals take: its user and, where the umask allows, its group may add jobs; others may not read it.
+    /// first to move wins (the others' files are removed, and they open the winner's). It is made with mode 0660 less
+    /// the umask, which its journals take: its user and, where the umask allows, its group may add jobs; others may
+    /// not read it.
     private static func create(_ path: String) throws(QueueError) {
         removeAbandonedBuilds(of: path)
         let building = "\(path).new-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
