@@ -185,8 +185,10 @@ package final class ServedTargets: Sendable {
             if let outcome = received.outcomes[index], let paired = state.targets[index].validation?.receive(outcome) {
                 latest = (paired.snapshot, paired.outcome)
             }
-            guard let latest, state.targets[index].shown.map({ $0.snapshot != latest.snapshot || $0.outcome != latest.outcome }) ?? true
-            else { return nil }
+            let shown = state.targets[index].shown
+            guard let latest, shown.map({ $0.snapshot != latest.snapshot || $0.outcome != latest.outcome }) ?? true else {
+                return nil
+            }
             return latest
         }
         if let latest { show(latest.snapshot, latest.outcome, forTarget: index) }
@@ -225,7 +227,8 @@ package final class ServedTargets: Sendable {
             if isFirst { state.unshown -= 1 }
             state.targets[index].shown = (snapshot, outcome)
             state.targets[index].gauges.show(snapshot, validation: outcome, changedAt: Date.now.timeIntervalSince1970)
-            let record = state.streams.isEmpty ? "" : StatusRecord.line(snapshot, target: state.targets[index].text, validation: outcome)
+            let record =
+                state.streams.isEmpty ? "" : StatusRecord.line(snapshot, target: state.targets[index].text, validation: outcome)
             return (isFirst && state.unshown == 0, record, Array(state.streams.values))
         }
         if isLastShown {

@@ -37,7 +37,8 @@
                 self.connected = path.status == .satisfied
                 self.expensive = path.isExpensive || path.isConstrained
                 self.type = Self.connectionType(of: path)
-                self.onChange?("\(Self.describe(path.status)) via \(self.type), gateways \(path.gateways): \(path.debugDescription)")
+                self.onChange?("\(Self.describe(path.status)) via \(self.type), gateways \(path.gateways)")
+                print("path: \(path.debugDescription)")
             }
             monitor.start(queue: queue)
         }
