@@ -41,7 +41,7 @@ package struct ListenAddress: Sendable, CustomStringConvertible {
             }
             // A zone names an interface (or its index): one that does not exist is the user's mistake, found before
             // the bind would fail.
-            if let zone = address.zone, !zone.allSatisfy({ $0.isASCII && $0.isNumber }), if_nametoindex(zone) == 0 {
+            if let zone = address.zone, !Self.namesAnInterface(zone) {
                 throw Refusal(description: ReachabilityError.unknownZone(zone).description)
             }
         } else {
@@ -61,6 +61,15 @@ package struct ListenAddress: Sendable, CustomStringConvertible {
         else { throw Refusal(description: "the port must be a number from 0 to 65535") }
         self.host = host.isEmpty ? "::" : host == "localhost" ? "127.0.0.1" : String(host)
         self.port = number
+    }
+
+    /// Whether `zone` is the name or the index of an interface of this host, as a target's zone must be.
+    private static func namesAnInterface(_ zone: String) -> Bool {
+        if let index = UInt32(zone) {
+            var name = [CChar](repeating: 0, count: Int(IF_NAMESIZE))
+            return index > 0 && if_indextoname(index, &name) != nil
+        }
+        return if_nametoindex(zone) != 0
     }
 
     /// Whether only this host can reach it: `127.0.0.0/8`, `::1`, or `127.0.0.0/8` mapped into IPv6.

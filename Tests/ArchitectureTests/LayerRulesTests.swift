@@ -5,7 +5,8 @@ import TestSupport
 /// ARCHITECTURE.md's rules, each checked here where the compiler does not check it by itself: the imports each layer
 /// may have, the module graph, the threads and locks the library may use, and the files the path of a change names.
 struct LayerRulesTests {
-    private static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    /// The package's folder.
+    static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// Every Swift file under `Sources/module`, with its text.

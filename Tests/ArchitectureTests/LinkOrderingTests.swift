@@ -7,8 +7,7 @@ import TestSupport
 /// silently lose the layout (and its 10 %) while every build went on succeeding.
 @Suite(.ownThread)
 struct LinkOrderingTests {
-    private static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+    private static let root = LayerRulesTests.root
 
     /// The list's names of this package's own functions, but those only an optimized build makes: specializations
     /// (`Tg5`, `Tf…`), outlined copies and value operations (`WO…`), lazy witness table accessors (`Wl`) and partial

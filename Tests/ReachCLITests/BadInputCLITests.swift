@@ -33,6 +33,7 @@ struct BadInputCLITests {
         ["watch", "http://192.0.2.1/", "bad..name"], ["wait", "http://192.0.2.1/", "--validate", "http://x:99999/"],
         // A type both required and prohibited; an unknown zone to listen on
         ["status", "--require", "wifi", "--prohibit", "wifi"], ["serve", "--listen", "[fe80::1%nope]:9464"],
+        ["serve", "--listen", "[fe80::1%4000000]:9464"],
         // The queue's options, checked before its file is made: negative numbers name their range, a day that does
         // not exist, an empty path, key or id 0
         ["queue", "add", "/nonexistent/q.db", "--require", "cellular", "--prohibit", "cellular", "--", "true"],
