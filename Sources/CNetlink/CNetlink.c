@@ -48,6 +48,24 @@ uint32_t cnl_reachability_groups(void) {
     return cnl_group_mask(groups, sizeof(groups) / sizeof(groups[0]));
 }
 
+#include <linux/tcp.h>
+#include <linux/bpf.h>  // the one user-space header that names the kernel's TCP states
+
+uint32_t cnl_tcp_flow_states(void) {
+    return (1u << BPF_TCP_ESTABLISHED) | (1u << BPF_TCP_FIN_WAIT1) | (1u << BPF_TCP_FIN_WAIT2)
+        | (1u << BPF_TCP_CLOSE_WAIT) | (1u << BPF_TCP_LAST_ACK) | (1u << BPF_TCP_CLOSING);
+}
+uint32_t cnl_tcp_info_rtt_offset(void) { return offsetof(struct tcp_info, tcpi_rtt); }
+uint32_t cnl_tcp_info_min_rtt_offset(void) { return offsetof(struct tcp_info, tcpi_min_rtt); }
+uint32_t cnl_tcp_info_bytes_acked_offset(void) { return offsetof(struct tcp_info, tcpi_bytes_acked); }
+uint32_t cnl_tcp_info_bytes_received_offset(void) { return offsetof(struct tcp_info, tcpi_bytes_received); }
+uint32_t cnl_tcp_info_delivery_rate_offset(void) { return offsetof(struct tcp_info, tcpi_delivery_rate); }
+uint32_t cnl_tcp_info_busy_time_offset(void) { return offsetof(struct tcp_info, tcpi_busy_time); }
+// A bit field has no offsetof: tcpi_delivery_rate_app_limited is the first bit of the byte after tcpi_rcv_wscale's.
+_Static_assert(offsetof(struct tcp_info, tcpi_rto) == 8, "tcp_info's bit-field byte is at 7");
+uint32_t cnl_tcp_info_app_limited_byte(void) { return 7; }
+uint8_t cnl_tcp_info_app_limited_mask(void) { return 1; }
+
 int cnl_wake_eventfd(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
 
 #include <locale.h>

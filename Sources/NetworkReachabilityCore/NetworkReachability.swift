@@ -27,6 +27,7 @@ public final class NetworkReachability: Sendable {
     private struct Listening {
         var consumers: [(name: String?, consumer: Consumer)] = []
         var failure: ReachabilityError?
+        var measuresQuality = false
     }
 
     // MARK: - Properties
@@ -109,8 +110,27 @@ public final class NetworkReachability: Sendable {
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
-        monitor.detailed(try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout))
+        monitor.detailed(
+            try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout), measuringQuality: measuresQuality)
     }
+
+    // MARK: - Link quality
+
+    /// Whether paths from this object carry ``ReachabilityPath/quality``: how good the route's interface is,
+    /// measured passively from the host's TCP flows through its gateways (Linux: the kernel's `tcp_info` of every
+    /// process's sockets). Off by default, so a process that does not ask reads nothing.
+    ///
+    /// While a listener or an ``updates`` sequence made after setting it runs, the reader runs, and ``updates`` hears
+    /// a change of ``LinkQuality/effectiveType`` (the status listener hears the status only, as ever). A read with
+    /// no listener measures the flows open at that moment. Set it before listening starts: listeners already running
+    /// keep what they had.
+    public var measuresQuality: Bool {
+        get { listening.withLock { $0.measuresQuality } }
+        set { listening.withLock { $0.measuresQuality = newValue } }
+    }
+
+    /// What the quality reader has counted: its reads of the kernel and the samples they gave.
+    public var qualityStatistics: QualityStatistics { monitor.qualityStatistics }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
     public var flags: ReachabilityFlags? { logged(currentSnapshot)?.flags }
@@ -245,11 +265,14 @@ public final class NetworkReachability: Sendable {
     /// - Throws: when the subscription cannot be opened.
     @discardableResult
     package func addConsumer(
-        named name: String? = nil, rule: Consumer.Rule, queue: DispatchQueue? = nil,
+        named name: String? = nil, rule: Consumer.Rule, queue: DispatchQueue? = nil, measuresQuality: Bool? = nil,
         deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void, finish: @escaping @Sendable () -> Void = {}
     ) throws(ReachabilityError) -> Consumer {
         if let name { removeConsumer(named: name) }
-        let consumer = Consumer(target: target, rule: rule, queue: queue, deliver: deliver) { [listening] error in
+        let consumer = Consumer(
+            target: target, rule: rule, queue: queue, measuresQuality: measuresQuality ?? self.measuresQuality,
+            deliver: deliver
+        ) { [listening] error in
             if let error {
                 listening.withLock { listening in
                     listening.failure = error

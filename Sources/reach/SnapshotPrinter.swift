@@ -16,7 +16,8 @@ struct SnapshotPrinter: Sendable {
     }
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, or with a modem's details
-    /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`
+    /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`, and with
+    /// `--quality` `…, gateway 192.0.2.1, 3g-like (rtt 420 ms, 610 kbit/s, 37 samples) [-R -------]`
     static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?) -> String {
         var line = "\(target): "
         switch snapshot.status {
@@ -31,6 +32,7 @@ struct SnapshotPrinter: Sendable {
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
         if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(prefix)" }
+        if let quality = snapshot.path.quality { line += ", \(quality.summary)" }
         if let host = snapshot.path.host {
             switch host.state {
             case .pending: line += " (resolution pending)"

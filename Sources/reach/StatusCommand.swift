@@ -21,6 +21,9 @@ struct StatusCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a line of text.")
     var json = false
 
+    @Flag(help: TargetOptions.qualityHelp)
+    var quality = false
+
     @OptionGroup var logging: VerboseOption
 
     private var targets: [String] { target.map { [$0] } ?? [] }
@@ -31,7 +34,8 @@ struct StatusCommand: AsyncParsableCommand {
         let parsed = try targetOptions.parsed(targets, from: local)
         let argument = parsed.arguments[0]
         let configuration = parsed.validation
-        let reachability = try targetOptions.reachabilities(of: parsed, logger: logging.logger)[0]
+        let reachability = try targetOptions.reachabilities(
+            of: parsed, logger: logging.logger, measuringQuality: quality)[0]
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {

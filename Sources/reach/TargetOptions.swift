@@ -55,10 +55,19 @@ struct TargetOptions: ParsableArguments {
         return parsed
     }
 
-    /// A monitor of each target, reading with the resolution timeout.
-    func reachabilities(of parsed: Parsed, logger: Logger) throws(ReachabilityError) -> [NetworkReachability] {
+    /// A monitor of each target, reading with the resolution timeout, measuring link quality when `measuringQuality`.
+    func reachabilities(
+        of parsed: Parsed, logger: Logger, measuringQuality: Bool = false
+    ) throws(ReachabilityError) -> [NetworkReachability] {
         try parsed.arguments.map { (argument) throws(ReachabilityError) in
-            try NetworkReachability(target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
+            let reachability = try NetworkReachability(
+                target: argument.target, resolutionTimeout: resolutionTimeout.duration, logger: logger)
+            reachability.measuresQuality = measuringQuality
+            return reachability
         }
     }
+
+    /// The help of `--quality` where it is a flag (`status`, `watch`, `serve`).
+    static let qualityHelp = ArgumentHelp(
+        "Measure how good the link is from the host's TCP flows: effective type (4g, 3g, 2g, slow-2g), RTT, throughput.")
 }

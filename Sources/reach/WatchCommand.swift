@@ -25,6 +25,9 @@ struct WatchCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per line.")
     var json = false
 
+    @Flag(help: TargetOptions.qualityHelp)
+    var quality = false
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws { _ = try targetOptions.parse(targets) }
@@ -34,7 +37,8 @@ struct WatchCommand: ParsableCommand {
         let arguments = parsed.arguments
         let configuration = parsed.validation
         let logger = logging.logger
-        let watched = Array(zip(arguments, try targetOptions.reachabilities(of: parsed, logger: logger)))
+        let watched = Array(
+            zip(arguments, try targetOptions.reachabilities(of: parsed, logger: logger, measuringQuality: quality)))
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         ProcessSignals.exitOnEach([SIGINT, SIGTERM])  // every line is written whole: `_exit` loses nothing
         Self.endOnClosedOutput()

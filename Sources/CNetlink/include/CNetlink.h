@@ -92,6 +92,42 @@ const char *cnl_errno_name(int error);
 /// errno's message (`Permission denied`), written into `buffer` or a static string; never NULL.
 const char *cnl_errno_message(int error, char *buffer, size_t length);
 
+// MARK: - Socket diagnostics (NETLINK_SOCK_DIAG): every TCP socket's tcp_info
+
+#include <linux/sock_diag.h>
+#include <linux/inet_diag.h>
+
+static inline int cnl_netlink_sock_diag(void) { return NETLINK_SOCK_DIAG; }
+static inline uint16_t cnl_sock_diag_by_family(void) { return SOCK_DIAG_BY_FAMILY; }
+static inline uint32_t cnl_inet_diag_req_v2_length(void) { return sizeof(struct inet_diag_req_v2); }
+static inline uint32_t cnl_inet_diag_msg_length(void) { return sizeof(struct inet_diag_msg); }
+static inline uint16_t cnl_inet_diag_info(void) { return INET_DIAG_INFO; }
+/// The `idiag_ext` bit that asks a dump for each socket's tcp_info.
+static inline uint8_t cnl_inet_diag_info_extension(void) { return 1u << (INET_DIAG_INFO - 1); }
+/// The legacy bind() mask of the groups that report each closing IPv4 and IPv6 TCP socket's last tcp_info.
+static inline uint32_t cnl_tcp_destroy_group_mask(void) {
+    return (1u << (SKNLGRP_INET_TCP_DESTROY - 1)) | (1u << (SKNLGRP_INET6_TCP_DESTROY - 1));
+}
+/// Offsets in struct inet_diag_msg (its socket id begins at 4: ports, addresses, interface, cookie).
+static inline uint32_t cnl_inet_diag_msg_state_offset(void) { return offsetof(struct inet_diag_msg, idiag_state); }
+static inline uint32_t cnl_inet_diag_msg_source_offset(void) { return offsetof(struct inet_diag_msg, id.idiag_src); }
+static inline uint32_t cnl_inet_diag_msg_destination_offset(void) { return offsetof(struct inet_diag_msg, id.idiag_dst); }
+static inline uint32_t cnl_inet_diag_msg_cookie_offset(void) { return offsetof(struct inet_diag_msg, id.idiag_cookie); }
+static inline uint32_t cnl_inet_diag_req_states_offset(void) { return offsetof(struct inet_diag_req_v2, idiag_states); }
+/// The TCP states a dump asks for: established, and those closing after data (FIN_WAIT1/2, CLOSE_WAIT,
+/// LAST_ACK, CLOSING), whose tcp_info still says how the flow went.
+uint32_t cnl_tcp_flow_states(void);
+/// Offsets in struct tcp_info of the fields a quality sample reads (the kernel's layout, which only grows).
+uint32_t cnl_tcp_info_rtt_offset(void);
+uint32_t cnl_tcp_info_min_rtt_offset(void);
+uint32_t cnl_tcp_info_bytes_acked_offset(void);
+uint32_t cnl_tcp_info_bytes_received_offset(void);
+uint32_t cnl_tcp_info_delivery_rate_offset(void);
+uint32_t cnl_tcp_info_busy_time_offset(void);
+/// tcpi_delivery_rate_app_limited's byte and bit: the sender ran out of data, so the rate is a floor.
+uint32_t cnl_tcp_info_app_limited_byte(void);
+uint8_t cnl_tcp_info_app_limited_mask(void);
+
 // MARK: - Namespaces
 
 /// Moves the calling thread into the network namespace open at `fd` (setns with CLONE_NEWNET).

@@ -23,6 +23,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         var availableInterfaces: [NetworkInterface]? = nil
         var supportsDNS: Bool = false
         var details: LinkDetails? = nil
+        var quality: LinkQuality? = nil
     }
 
     private final class Storage: @unchecked Sendable {
@@ -67,6 +68,13 @@ public struct ReachabilityPath: Sendable, Hashable {
     public var details: LinkDetails? {
         get { storage.fields.details }
         set { update { $0.details = newValue?.isEmpty == true ? nil : newValue } }
+    }
+    /// How good the route's interface is, measured from the host's TCP flows through its gateways: NWPath's
+    /// `linkQuality`, with its figures. `nil` unless this path comes from a `NetworkReachability` that measures
+    /// quality (`measuresQuality`), or a simulated network that states it.
+    public var quality: LinkQuality? {
+        get { storage.fields.quality }
+        set { update { $0.quality = newValue } }
     }
     /// For a host target: the resolution behind the path; `nil` for other targets.
     public var host: HostResolution? {
@@ -155,7 +163,8 @@ public struct ReachabilityPath: Sendable, Hashable {
         supportsIPv4: Bool = false, supportsIPv6: Bool = false, host: HostResolution? = nil,
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
         synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil, gateways: [IPAddress]? = nil,
-        availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false, details: LinkDetails? = nil
+        availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false, details: LinkDetails? = nil,
+        quality: LinkQuality? = nil
     ) {
         storage = Storage(
             Fields(
@@ -163,7 +172,7 @@ public struct ReachabilityPath: Sendable, Hashable {
                 supportsIPv6: supportsIPv6, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
                 synthesizedAddress: synthesizedAddress, reason: reason,
-                supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details))
+                supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details, quality: quality))
         if let gateways { self.gateways = gateways }
         if let availableInterfaces { self.availableInterfaces = availableInterfaces }
     }
@@ -177,6 +186,7 @@ extension ReachabilityPath: Codable {
         case interface, gateway, supportsIPv4, supportsIPv6, isExpensive, host, synthesizedAddress, reason
         case gateways, availableInterfaces
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
+        case effectiveType
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -196,7 +206,8 @@ extension ReachabilityPath: Codable {
             gateways: try container.decodeIfPresent([IPAddress].self, forKey: .gateways),
             availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .availableInterfaces),
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
-            details: try LinkDetails(from: decoder))
+            details: try LinkDetails(from: decoder),
+            quality: try container.contains(.effectiveType) ? LinkQuality(from: decoder) : nil)
         isInternet = container.contains(.isIPv6Only)
     }
 
@@ -206,7 +217,8 @@ extension ReachabilityPath: Codable {
     /// internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target; and those of
     /// ``details`` that a source knows (`radioTechnology`, `accessTechnologies`, `signal`, `isRoaming`, `isMetered`,
-    /// `systemConnectivity`), none without one.
+    /// `systemConnectivity`), none without one; and with ``quality``, its keys (`effectiveType`, `rttMs`, `minRttMs`,
+    /// `downlinkKbps`, `qualitySamples`, `qualityAgeMs`; see ``LinkQuality/encode(to:)``), none without.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(interface, forKey: .interface)
@@ -227,5 +239,6 @@ extension ReachabilityPath: Codable {
         try container.encodeIfPresent(synthesizedAddress, forKey: .synthesizedAddress)
         try container.encodeIfPresent(host, forKey: .host)
         try details?.encode(to: encoder)
+        try quality?.encode(to: encoder)
     }
 }

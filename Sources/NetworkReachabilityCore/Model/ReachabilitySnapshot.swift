@@ -20,6 +20,15 @@ public struct ReachabilitySnapshot: Sendable, Hashable {
         ReachabilitySnapshot(target: target, flags: [], path: .none)
     }
 
+    /// This snapshot without its path's ``ReachabilityPath/quality``: what a consumer that does not measure quality
+    /// sees. The same snapshot, uncopied, when it has none.
+    package var withoutQuality: ReachabilitySnapshot {
+        guard path.quality != nil else { return self }
+        var plain = self
+        plain.path.quality = nil
+        return plain
+    }
+
     /// The status the flags imply; `unknown` while a host's first resolution is pending, or while an IPv4
     /// address on an IPv6-only network waits for the first NAT64 discovery.
     public var status: NetworkReachabilityStatus {

@@ -21,6 +21,9 @@ package final class Consumer: Sendable {
     let rule: Rule
     /// Where it is called; `nil`: on the monitor's thread, where it must return quickly and never block.
     let queue: DispatchQueue?
+    /// Whether it asked for ``ReachabilityPath/quality``: while one consumer does, the monitor measures it and paths
+    /// carry it; a consumer that did not ask neither hears its changes nor sees it.
+    package let measuresQuality: Bool
     private let deliver: @Sendable (ReachabilitySnapshot) -> Void
     private let finish: @Sendable (ReachabilityError?) -> Void
     private let listening = Atomic(true)
@@ -34,13 +37,14 @@ package final class Consumer: Sendable {
     ///   - finish: called once when it stops listening: with `nil` when it was removed, with the error when
     ///     listening ended on its own.
     package init(
-        target: ReachabilityTarget, rule: Rule, queue: DispatchQueue?,
+        target: ReachabilityTarget, rule: Rule, queue: DispatchQueue?, measuresQuality: Bool = false,
         deliver: @escaping @Sendable (ReachabilitySnapshot) -> Void,
         finish: @escaping @Sendable (ReachabilityError?) -> Void
     ) {
         self.target = target
         self.rule = rule
         self.queue = queue
+        self.measuresQuality = measuresQuality
         self.deliver = deliver
         self.finish = finish
     }
@@ -60,14 +64,17 @@ package final class Consumer: Sendable {
         switch rule {
         case .status: return previous.status != snapshot.status
         case .flags: return previous.flags != snapshot.flags
-        case .snapshot: return previous != snapshot
+        case .snapshot:
+            // Quality is new when its class is: its figures move with every flow, and ride along with what is heard.
+            return previous.withoutQuality != snapshot.withoutQuality
+                || (measuresQuality && previous.path.quality?.effectiveType != snapshot.path.quality?.effectiveType)
         }
     }
 
-    /// Hands it `snapshot`, unless it has stopped listening.
+    /// Hands it `snapshot`, unless it has stopped listening; without its quality unless it measures quality.
     func callAsFunction(_ snapshot: ReachabilitySnapshot) {
         guard isListening else { return }
-        deliver(snapshot)
+        deliver(measuresQuality ? snapshot : snapshot.withoutQuality)
     }
 
     /// Stops it listening and calls its `finish`, the first time only. Returns whether this was the first time.

@@ -70,6 +70,32 @@ package final class ReachabilityMonitor: Sendable {
         var loggers: [ObjectIdentifier: Logger] = [:]
         /// Where paths get their interface's ``LinkDetails``, once one is attached.
         var detailsSource: (any LinkDetailsSource)?
+        /// Consumers that measure quality: the backend's quality source runs while there is one.
+        var qualityConsumers = 0
+
+        /// What a pass gives every path beside its evaluation: details, and quality while it is measured.
+        var decoration: Decoration {
+            Decoration(details: detailsSource, quality: qualityConsumers > 0 ? qualitySource : nil)
+        }
+        var qualitySource: (any LinkQualitySource)?
+    }
+
+    /// The sources a snapshot's path takes its interface's details and quality from.
+    private struct Decoration {
+        let details: (any LinkDetailsSource)?
+        let quality: (any LinkQualitySource)?
+
+        var isEmpty: Bool { details == nil && quality == nil }
+
+        /// `snapshot` with its interface's details and quality: the one place a path gets them.
+        func apply(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+            var decorated = details?.detailed(snapshot) ?? snapshot
+            if let quality, let interface = decorated.path.interface {
+                let measured = quality.quality(of: interface)
+                if measured != decorated.path.quality { decorated.path.quality = measured }
+            }
+            return decorated
+        }
     }
 
     /// The backend the monitor listens to, for reads too.
@@ -81,6 +107,8 @@ package final class ReachabilityMonitor: Sendable {
     private let metrics: MonitorMetrics
     // Guarded by its lock; never held while calling a consumer or joining the thread.
     private let state = Locked(State())
+    /// Whether the backend's quality source runs; held while it starts or stops (see `switchQualityMeasurement`).
+    private let qualitySwitch = Locked(false)
 
     /// A monitor of `backend`; it subscribes when the first consumer is added.
     ///
@@ -95,6 +123,7 @@ package final class ReachabilityMonitor: Sendable {
         self.backend = backend
         self.clock = clock
         metrics = MonitorMetrics(factory: metricsFactory ?? MetricsSystem.factory)
+        state.withLock { $0.qualitySource = backend.linkQuality }
         backend.hosts.onChange { [weak self] name in self?.reevaluate(host: name) }
     }
 
@@ -122,6 +151,7 @@ package final class ReachabilityMonitor: Sendable {
                 entry.consumers.append(consumer)
                 entry.isDue = true
                 if logger.logLevel < .critical { state.loggers[ObjectIdentifier(consumer)] = logger }
+                if consumer.measuresQuality { state.qualityConsumers += 1 }
                 return (loop, existing == nil)
             }
         } catch {
@@ -129,6 +159,7 @@ package final class ReachabilityMonitor: Sendable {
             throw error
         }
         let (loop, isNew) = opened
+        if consumer.measuresQuality { switchQualityMeasurement() }
         if isNew {
             do {
                 let started = try DedicatedThread { [self] in run(loop) }
@@ -156,16 +187,20 @@ package final class ReachabilityMonitor: Sendable {
 
     /// Takes `consumer` out of the registry; returns the loop when it was the last one, for ``stop(_:)``.
     private func detach(_ consumer: Consumer) -> Loop? {
-        let finished: Loop? = state.withLock { state in
+        let (finished, wasMeasuring): (Loop?, Bool) = state.withLock { state in
             state.loggers[ObjectIdentifier(consumer)] = nil
-            guard let entry = state.entries[consumer.target] else { return nil }
+            guard let entry = state.entries[consumer.target], entry.consumers.contains(where: { $0 === consumer }) else {
+                return (nil, false)
+            }
             entry.consumers.removeAll { $0 === consumer }
             if entry.consumers.isEmpty { state.entries[consumer.target] = nil }
-            guard state.entries.isEmpty, let loop = state.loop else { return nil }
+            if consumer.measuresQuality { state.qualityConsumers -= 1 }
+            guard state.entries.isEmpty, let loop = state.loop else { return (nil, consumer.measuresQuality) }
             state.loop = nil
             state.counted = state.counted.adding(loop.subscription.statistics)
-            return loop
+            return (loop, consumer.measuresQuality)
         }
+        if wasMeasuring { switchQualityMeasurement() }
         if let name = consumer.target.hostName { backend.hosts.unwatch(name) }
         return finished
     }
@@ -240,10 +275,37 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
-    /// `snapshot` with its interface's details, when a source is attached.
-    package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
-        state.withLock { $0.detailsSource }?.detailed(snapshot) ?? snapshot
+    /// `snapshot` with its interface's details, when a source is attached, and, when `measuringQuality`, its quality
+    /// (one read of the flows open now, unless a consumer measures it already).
+    package func detailed(_ snapshot: ReachabilitySnapshot, measuringQuality: Bool = false) -> ReachabilitySnapshot {
+        let decoration = state.withLock { state in
+            Decoration(details: state.detailsSource, quality: measuringQuality ? state.qualitySource : nil)
+        }
+        return decoration.apply(snapshot)
     }
+
+    // MARK: - Link quality
+
+    /// Starts the backend's quality source while a consumer measures quality, and stops it when none does. Each
+    /// caller changed the count first; whichever takes the switch last sees the final count, so a start and a stop
+    /// racing on two threads end as the count says.
+    private func switchQualityMeasurement() {
+        guard let source = backend.linkQuality else { return }
+        qualitySwitch.withLock { isMeasuring in
+            let wanted = state.withLock { $0.qualityConsumers > 0 }
+            guard wanted != isMeasuring else { return }
+            isMeasuring = wanted
+            if wanted {
+                source.start { [weak self] interfaces in self?.markDetailsDue(interfaces: interfaces) }
+            } else {
+                // Joins the reader's thread, which never takes this switch.
+                source.stop()
+            }
+        }
+    }
+
+    /// What the backend's quality source has counted; empty without one.
+    package var qualityStatistics: QualityStatistics { backend.linkQuality?.statistics ?? QualityStatistics() }
 
     /// Gives the targets whose last path used one of `interfaces` (every target for `nil`) their interface's new
     /// details in the next pass: the facts the monitor holds are enough, so no target is evaluated again for it.
@@ -334,9 +396,11 @@ package final class ReachabilityMonitor: Sendable {
             defer {
                 state.entries.removeAll()
                 state.loggers.removeAll()
+                state.qualityConsumers = 0
             }
             return state.entries.values.flatMap(\.consumers)
         }
+        switchQualityMeasurement()
         // On its own thread: detached, as nobody will join it now.
         Self.takeThread(of: loop)?.join()
         for consumer in dropped {
@@ -380,17 +444,17 @@ package final class ReachabilityMonitor: Sendable {
     /// Gives each target whose interface's details changed, and that this pass did not evaluate, its last answer
     /// with the new details, and hands consumers what their rule calls new: a radio change costs no lookup.
     private func redetail() {
-        // The source is asked outside the monitor's lock, which is never held while calling out.
-        let (source, changed): ((any LinkDetailsSource)?, [(Entry, ReachabilitySnapshot)]) = state.withLock { state in
+        // The sources are asked outside the monitor's lock, which is never held while calling out.
+        let (decoration, changed): (Decoration, [(Entry, ReachabilitySnapshot)]) = state.withLock { state in
             var changed: [(Entry, ReachabilitySnapshot)] = []
             for entry in state.entries.values where entry.detailsDue {
                 entry.detailsDue = false
                 if let last = entry.last, !entry.consumers.isEmpty { changed.append((entry, last)) }
             }
-            return (state.detailsSource, changed)
+            return (state.decoration, changed)
         }
-        guard let source, !changed.isEmpty else { return }
-        let detailed = changed.map { source.detailed($0.1) }
+        guard !decoration.isEmpty, !changed.isEmpty else { return }
+        let detailed = changed.map { decoration.apply($0.1) }
         let (deliveries, snapshots): ([Delivery], [ReachabilitySnapshot]) = state.withLock { _ in
             var deliveries: [Delivery] = []
             var snapshots: [ReachabilitySnapshot] = []
@@ -417,12 +481,12 @@ package final class ReachabilityMonitor: Sendable {
             part.map { DueTarget($0.entry.target, previous: $0.isMarked ? nil : $0.entry.dependency) }
         }
         let evaluations = routingPass.evaluate(targets)
-        let detailsSource = state.withLock { $0.detailsSource }
+        let decoration = state.withLock { $0.decoration }
         var snapshots: [ReachabilitySnapshot] = []
         snapshots.reserveCapacity(evaluations.count)
         for (target, evaluation) in zip(targets, evaluations) {
             switch evaluation.result {
-            case .success(let snapshot): snapshots.append(detailsSource?.detailed(snapshot) ?? snapshot)
+            case .success(let snapshot): snapshots.append(decoration.isEmpty ? snapshot : decoration.apply(snapshot))
             case .failure(let error):
                 log(.warning, "evaluating \(target.target) failed: \(error)")
                 snapshots.append(.unanswered(target.target))

@@ -18,6 +18,14 @@ package protocol RoutingBackend: AnyObject, Sendable {
     func interfaces() throws(ReachabilityError) -> [InterfaceStatus]
     /// Opens a subscription to the platform's changes; the monitor's thread uses it until it closes it.
     func subscribe() throws(ReachabilityError) -> any RoutingSubscription
+    /// The platform's passive reader of link quality, if it has one; the monitor starts it only while a consumer
+    /// measures quality.
+    var linkQuality: (any LinkQualitySource)? { get }
+}
+
+extension RoutingBackend {
+    /// No reader of link quality: every path's quality is unknown.
+    package var linkQuality: (any LinkQualitySource)? { nil }
 }
 
 /// A live subscription to a platform's changes. Used from the monitor's thread, except ``wake()``.

@@ -39,4 +39,23 @@ extension NetworkReachability {
         let wait = SnapshotWait(reachability: self, timeout: timeout) { condition($0.status) }
         return try await wait.run().status
     }
+
+    /// Suspends until the target is reachable over a link at least as good as `minimum`
+    /// (``LinkQuality/effectiveType``), and returns the snapshot that satisfied the wait. The wait measures quality
+    /// whatever ``measuresQuality`` says; with `minimum` ``EffectiveConnectionType/unknown``, any reachable link will do.
+    ///
+    /// - Parameters:
+    ///   - minimum: the worst class accepted: `.type3G` accepts `3g` and `4g`.
+    ///   - timeout: the longest wait, counted from the call; `nil` waits until the task is cancelled.
+    /// - Throws: as ``waitUntilReachable(timeout:)`` does.
+    public func waitUntilQuality(
+        atLeast minimum: EffectiveConnectionType, timeout: Duration? = nil
+    ) async throws -> ReachabilitySnapshot {
+        if let timeout, timeout < .zero { throw ReachabilityError.invalidTimeout(timeout) }
+        try Task.checkCancellation()
+        let wait = SnapshotWait(reachability: self, timeout: timeout, rule: .snapshot, measuresQuality: true) {
+            $0.status.isReachable && ($0.path.quality?.effectiveType ?? .unknown) >= minimum
+        }
+        return try await wait.run()
+    }
 }

@@ -18,12 +18,21 @@ final class SnapshotWait: Sendable {
     private let reachability: NetworkReachability
     private let condition: Condition
     private let timeout: Duration?
+    private let rule: Consumer.Rule
+    private let measuresQuality: Bool?
     // Guarded by its lock; the continuation is resumed and the consumer removed only outside it.
     private let state = Locked(State())
 
-    init(reachability: NetworkReachability, timeout: Duration?, condition: @escaping Condition) {
+    /// A wait that hears what `rule` calls new (the status unless given), measuring quality when `measuresQuality`
+    /// says so (as the object says, when `nil`).
+    init(
+        reachability: NetworkReachability, timeout: Duration?, rule: Consumer.Rule = .status,
+        measuresQuality: Bool? = nil, condition: @escaping Condition
+    ) {
         self.reachability = reachability
         self.timeout = timeout
+        self.rule = rule
+        self.measuresQuality = measuresQuality
         self.condition = condition
     }
 
@@ -50,7 +59,7 @@ final class SnapshotWait: Sendable {
         }
         if let timeout { schedule(timeout) }
         do {
-            let consumer = try reachability.addConsumer(rule: .status) { [weak self] snapshot in
+            let consumer = try reachability.addConsumer(rule: rule, measuresQuality: measuresQuality) { [weak self] snapshot in
                 guard let self, condition(snapshot) else { return }
                 end(.success(snapshot))
             } finish: { [weak self, reachability] in

@@ -49,6 +49,12 @@ extension ArraySlice where Element == UInt8 {
         uint32(at: offset).map { Int32(bitPattern: $0) }
     }
 
+    /// A native-endian `UInt64` at `offset`, or `nil` when fewer than 8 bytes remain.
+    func uint64(at offset: Int) -> UInt64? {
+        guard offset >= 0, offset <= count - 8 else { return nil }
+        return withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
+    }
+
     /// The sub-slice `offset..<offset+length`, or `nil` when it does not fit.
     func bytes(at offset: Int, count length: Int) -> ArraySlice<UInt8>? {
         guard offset >= 0, length >= 0, offset <= count - length else { return nil }

@@ -12,6 +12,8 @@ package final class LinuxRoutingBackend: RoutingBackend {
     private let provisioning = ProvisioningDirectory(discover: NAT64Discovery.discover)
     package let hosts = HostDirectory { HostResolver(lookUp: { SystemCall.resolve($0) }, report: $0) }
     package let serviceLinkTypes = ServiceLinkTypes()
+    /// The passive reader of link quality (sock_diag), started by the monitor only while a consumer measures it.
+    package let linkQuality: (any LinkQualitySource)?
     /// Whether the last read of an IPv4 address found no route of its own. An IPv4 address no route carries needs
     /// the IPv4 internet's route too (NAT64 may carry it unless that one is usable), so while this holds the next such
     /// read asks it along with its own lookup: a repeated unrouted read is one round trip, not two (`Benchmarks/`,
@@ -29,6 +31,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
         self.receiveBufferSize = receiveBufferSize
         classifier = InterfaceClassifier(sysfsRoot: sysfsRoot)
         queries = KernelQueries(namespace: namespace, followsLinks: true)
+        linkQuality = LinuxQualitySource(namespace: namespace)
     }
 
     package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {

@@ -6,7 +6,7 @@ import CNetlink
     import Musl
 #endif
 
-/// A `NETLINK_ROUTE` socket. Owned by one user at a time, which serializes access: the queries' lock, or the
+/// A netlink socket: `NETLINK_ROUTE`, or `NETLINK_SOCK_DIAG` for the quality reader. Owned by one user at a time, which serializes access: the queries' lock, or the
 /// monitor's thread for a subscription's. That owner, not the compiler, makes it safe to hand on (`@unchecked`).
 final class NetlinkSocket: @unchecked Sendable {
     /// One received datagram's metadata.
@@ -33,13 +33,14 @@ final class NetlinkSocket: @unchecked Sendable {
     ///   - receiveTimeout: `SO_RCVTIMEO` in seconds, when set: a receive that waits longer would block.
     ///   - strictChecking: `NETLINK_GET_STRICT_CHK`: the kernel checks requests strictly, and filters dumps by
     ///     the header's fields (a route dump by table).
+    ///   - family: the netlink protocol, `NETLINK_ROUTE` unless given.
     init(
         groups: UInt32 = 0, nonBlocking: Bool = false, receiveBufferSize: Int? = nil, receiveTimeout: Int? = nil,
-        strictChecking: Bool = false, namespace: NetworkNamespace? = nil
+        strictChecking: Bool = false, namespace: NetworkNamespace? = nil, family: Int32 = NETLINK_ROUTE
     ) throws(ReachabilityError) {
         let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | (nonBlocking ? Int32(SOCK_NONBLOCK.rawValue) : 0)
         let open = { () throws(ReachabilityError) -> Int32 in
-            try SystemCall.run("socket(AF_NETLINK)") { socket(AF_NETLINK, type, NETLINK_ROUTE) }
+            try SystemCall.run("socket(AF_NETLINK)") { socket(AF_NETLINK, type, family) }
         }
         // Bound to a local until the socket is ready: the set-up closures must not capture a half-made self.
         let descriptor: Int32

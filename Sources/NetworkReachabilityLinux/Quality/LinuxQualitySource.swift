@@ -1,0 +1,274 @@
+package import NetworkReachabilityCore
+import NetworkReachabilityPOSIX
+import CNetlink
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Link quality on Linux, measured passively from every process's TCP flows through sock_diag.
+///
+/// While measuring, a thread of its own blocks in `poll` on a `NETLINK_SOCK_DIAG` socket subscribed to the groups
+/// that report each closing TCP socket's last `tcp_info` (IPv4 and IPv6; binding to them needs `CAP_NET_ADMIN`) and
+/// an eventfd that stops it. A closing flow is a sample, and also says TCP moves: the reader then reads every open
+/// flow (a dump) at most once per ``readInterval``, and goes on reading each interval until ``quietReads`` reads in a
+/// row find no flow through a gateway that moved data, so transfers that begin beside the one that closed give
+/// samples, and their throughput, while they run. Then it reads nothing more until the next closing flow. Without the
+/// events (no `CAP_NET_ADMIN`), it reads on a timer instead: each ``readInterval`` while flows move, each
+/// ``idleReadInterval`` once they have been quiet. It reads once when measuring starts, for the flows open already.
+///
+/// Datagrams from anyone but the kernel (port id 0) are dropped and counted, as on the routing socket.
+package final class LinuxQualitySource: LinkQualitySource {
+    /// The shortest time between two reads of every open flow.
+    package static let readInterval: Duration = .seconds(1)
+    /// Without events: the time between reads while no flow through a gateway moves.
+    package static let idleReadInterval: Duration = .seconds(10)
+    /// Reads in a row that find nothing moving before the reader stops reading: a transfer that begins within this
+    /// many intervals of the last activity is seen while it runs.
+    package static let quietReads = 3
+
+    private struct State {
+        var estimator = QualityEstimator()
+        /// Each interface's estimate after its last samples, and when it was made.
+        var estimates: [String: (quality: LinkQuality, madeAt: ContinuousClock.Instant)] = [:]
+        var reader: Reader?
+        /// What readers that ended counted.
+        var counted = QualityStatistics()
+    }
+
+    /// The thread that reads while measuring, and what only it touches.
+    private final class Reader: @unchecked Sendable {
+        // `sampler` and `events` are touched only by the reader's thread once it started: that thread, not the
+        // compiler, makes it safe to hand on (`@unchecked`).
+        let sampler: FlowSampler
+        let events: NetlinkSocket?
+        let wakeDescriptor: Int32
+        let handler: @Sendable (Set<String>) -> Void
+        let stopRequested = Locked(false)
+        let counted = Locked(QualityStatistics())
+        var thread: DedicatedThread?
+
+        init(sampler: FlowSampler, events: NetlinkSocket?, handler: @escaping @Sendable (Set<String>) -> Void) {
+            self.sampler = sampler
+            self.events = events
+            self.handler = handler
+            wakeDescriptor = SystemCall.wakeDescriptor()
+        }
+    }
+
+    private let namespace: NetworkNamespace?
+    // Guarded by its lock; never held while reading the kernel or calling the handler.
+    private let state = Locked(State())
+    /// Held while a reader starts or stops, so that a start and a stop from two threads end in the order they took it
+    /// (the reader's thread never takes it).
+    private let lifecycle = Locked(())
+
+    /// A source whose sockets open in `namespace` (the caller's when `nil`).
+    package init(namespace: NetworkNamespace? = nil) {
+        self.namespace = namespace
+    }
+
+    deinit { stop() }
+
+    // MARK: - LinkQualitySource
+
+    package func start(_ handler: @escaping @Sendable (Set<String>) -> Void) {
+        lifecycle.withLock { _ in
+            guard state.withLock({ $0.reader == nil }) else { return }
+            // Binding to the destroy groups needs CAP_NET_ADMIN: without it, the reader reads on its timer.
+            let events = try? NetlinkSocket(
+                groups: cnl_tcp_destroy_group_mask(), nonBlocking: true, receiveBufferSize: 1 << 20,
+                namespace: namespace, family: cnl_netlink_sock_diag())
+            let reader = Reader(sampler: FlowSampler(namespace: namespace), events: events, handler: handler)
+            reader.counted.withLock { $0.hasEvents = events != nil }
+            state.withLock { $0.reader = reader }
+            do {
+                reader.thread = try DedicatedThread(name: "quality") { [self] in run(reader) }
+            } catch {
+                state.withLock { $0.reader = nil }
+                events?.close()
+                reader.sampler.close()
+                SystemCall.close(reader.wakeDescriptor)
+            }
+        }
+    }
+
+    package func stop() {
+        lifecycle.withLock { _ in stopReader() }
+    }
+
+    /// Ends the reader, if one runs: its thread is joined and its sockets closed.
+    private func stopReader() {
+        guard let reader = state.withLock({ state -> Reader? in
+            defer { state.reader = nil }
+            return state.reader
+        }) else { return }
+        reader.stopRequested.withLock { $0 = true }
+        SystemCall.signalEvent(reader.wakeDescriptor)
+        reader.thread?.join()
+        reader.events?.close()
+        reader.sampler.close()
+        SystemCall.close(reader.wakeDescriptor)
+        let counted = Self.statistics(of: reader)
+        state.withLock { state in
+            state.counted = Self.adding(counted, to: state.counted)
+            state.estimator = QualityEstimator()
+            state.estimates.removeAll()
+        }
+    }
+
+    package func quality(of interface: NetworkInterface) -> LinkQuality {
+        let now = ContinuousClock.now
+        let (measuring, estimate) = state.withLock { ($0.reader != nil, $0.estimates[interface.name]) }
+        guard measuring else { return readOnce(interface, now: now) }
+        guard let estimate else { return .unmeasured }
+        return Self.aged(estimate.quality, since: estimate.madeAt, now: now)
+    }
+
+    package var statistics: QualityStatistics {
+        let (counted, reader) = state.withLock { ($0.counted, $0.reader) }
+        return reader.map { Self.adding(Self.statistics(of: $0), to: counted) } ?? counted
+    }
+
+    // MARK: - Reading
+
+    /// With no reader: one read of the flows open now, estimated alone.
+    private func readOnce(_ interface: NetworkInterface, now: ContinuousClock.Instant) -> LinkQuality {
+        let sampler = FlowSampler(namespace: namespace)
+        defer {
+            sampler.close()
+            let counted = sampler.statistics
+            state.withLock { $0.counted = Self.adding(counted, to: $0.counted) }
+        }
+        guard let batch = try? sampler.dump(now: now) else { return .unmeasured }
+        var estimator = QualityEstimator()
+        let samples = batch.samples.filter { $0.interface == interface.name }.map(\.sample)
+        guard !samples.isEmpty else { return .unmeasured }
+        return estimator.add(samples, on: interface.name, now: now).quality
+    }
+
+    /// The reader's loop: block on the events and the wake-up until a read is due, sample, estimate, tell.
+    private func run(_ reader: Reader) {
+        var nextRead: ContinuousClock.Instant? = .now
+        var lastRead: ContinuousClock.Instant?
+        // Counts down the reads left before the reader rests: reset by activity.
+        var readsLeft = 1
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !reader.stopRequested.withLock({ $0 }) {
+            var descriptors = [
+                pollfd(fd: reader.wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: reader.events?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
+            ]
+            let timeout = nextRead.map { Int32(clamping: Self.milliseconds(until: $0)) } ?? -1
+            guard (try? SystemCall.run("poll", { poll(&descriptors, nfds_t(descriptors.count), timeout) })) != nil else {
+                break
+            }
+            if descriptors[0].revents != 0 { SystemCall.consumeEvent(reader.wakeDescriptor) }
+            if reader.stopRequested.withLock({ $0 }) { break }
+            let now = ContinuousClock.now
+            var batch = FlowSampler.Batch()
+            if descriptors[1].revents != 0, let events = reader.events {
+                let reports = Self.drain(events, into: &buffer, counting: reader)
+                batch = reader.sampler.samples(of: reports, areFinal: true, now: now)
+                // A closing flow says TCP moves: read the open ones too, no sooner than an interval after the last.
+                if !reports.isEmpty {
+                    readsLeft = Self.quietReads
+                    if nextRead == nil { nextRead = lastRead.map { max(now, $0 + Self.readInterval) } ?? now }
+                }
+            }
+            if let due = nextRead, due <= now {
+                lastRead = now
+                let read = (try? reader.sampler.dump(now: now)) ?? FlowSampler.Batch()
+                batch.samples += read.samples
+                readsLeft = read.movingFlows > 0 ? Self.quietReads : readsLeft - 1
+                if readsLeft > 0 {
+                    nextRead = now + Self.readInterval
+                } else {
+                    readsLeft = 1
+                    nextRead = reader.events == nil ? now + Self.idleReadInterval : nil
+                }
+            }
+            publish(batch, from: reader, now: now)
+        }
+    }
+
+    /// Adds a batch's samples to the estimates and tells the handler which interfaces changed class.
+    private func publish(_ batch: FlowSampler.Batch, from reader: Reader, now: ContinuousClock.Instant) {
+        guard !batch.samples.isEmpty else { return }
+        var byInterface: [String: [QualitySample]] = [:]
+        for (interface, sample) in batch.samples { byInterface[interface, default: []].append(sample) }
+        let changed: Set<String> = state.withLock { state in
+            guard state.reader === reader else { return [] }
+            var changed = Set<String>()
+            for (interface, samples) in byInterface {
+                let (quality, classChanged) = state.estimator.add(samples, on: interface, now: now)
+                state.estimates[interface] = (quality, now)
+                if classChanged { changed.insert(interface) }
+            }
+            return changed
+        }
+        if !changed.isEmpty { reader.handler(changed) }
+    }
+
+    /// Every closing flow's report queued on the event socket, the kernel's only.
+    private static func drain(_ events: NetlinkSocket, into buffer: inout [UInt8], counting reader: Reader) -> [FlowReport] {
+        var reports: [FlowReport] = []
+        var foreign = 0
+        var malformed = 0
+        while let datagram = try? events.receiveQueued(into: &buffer) {
+            switch datagram {
+            case .kernel(let count):
+                let cut = NetlinkMessage.walk(buffer[..<count]) { message in
+                    if let report = FlowReport(message) { reports.append(report) } else { malformed += 1 }
+                }
+                malformed += cut
+            case .foreign: foreign += 1
+            case .truncated: malformed += 1
+            case .overflowed: break  // closing flows were lost: fewer samples, nothing to re-read
+            }
+        }
+        reader.counted.withLock { counted in
+            counted.events += reports.count
+            counted.foreignMessages += foreign
+            counted.malformedMessages += malformed
+        }
+        return reports
+    }
+
+    // MARK: - Helpers
+
+    private static func statistics(of reader: Reader) -> QualityStatistics {
+        adding(reader.sampler.statistics, to: reader.counted.withLock { $0 })
+    }
+
+    private static func adding(_ other: QualityStatistics, to total: QualityStatistics) -> QualityStatistics {
+        var sum = total
+        sum.reads += other.reads
+        sum.events += other.events
+        sum.samples += other.samples
+        sum.skippedFlows += other.skippedFlows
+        sum.malformedMessages += other.malformedMessages
+        sum.foreignMessages += other.foreignMessages
+        sum.hasEvents = total.hasEvents || other.hasEvents
+        return sum
+    }
+
+    /// `quality`, estimated at `madeAt`, with its age as of `now`; unknown once its newest sample is older than the
+    /// estimator keeps samples.
+    private static func aged(_ quality: LinkQuality, since madeAt: ContinuousClock.Instant, now: ContinuousClock.Instant)
+        -> LinkQuality
+    {
+        var aged = quality
+        aged.age = (quality.age ?? .zero) + max(.zero, now - madeAt)
+        guard let age = aged.age, age <= QualityEstimator.maximumAge else { return .unmeasured }
+        return aged
+    }
+
+    private static func milliseconds(until instant: ContinuousClock.Instant) -> Int64 {
+        let remaining = instant - .now
+        guard remaining > .zero else { return 0 }
+        let (seconds, attoseconds) = remaining.components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1
+    }
+}
