@@ -41,6 +41,18 @@ final class TargetGauges {
             name: "reach_target_radio_technology",
             help: "1 for the path's radio technology (gsm2G, umts3G, lte4G, nr5G), 0 for the others."
         )
+        static let effectiveType = (
+            name: "reach_effective_connection_type",
+            help: "With --quality: 1 for the link's measured class (unknown, slow-2g, 2g, 3g, 4g), 0 for the others."
+        )
+        static let rtt = (
+            name: "reach_rtt_seconds",
+            help: "With --quality: the round trip of the host's TCP flows through the path's gateway, as of the last change of class."
+        )
+        static let downlink = (
+            name: "reach_downlink_bits_per_second",
+            help: "With --quality: the throughput of flows that moved 32 KB or more, as of the last change of class."
+        )
     }
 
     private static let statusNames = ["unknown", "notReachable", "reachable"]
@@ -92,7 +104,20 @@ final class TargetGauges {
             ("interface", interface?.name ?? ""), ("type", interface?.type.rawValue ?? ""),
             ("gateway", snapshot.path.gateway?.description ?? ""),
         ]
-        path.show([(Name.info, label + info, 1)] + Self.series(of: snapshot.path.details, label))
+        path.show(
+            [(Name.info, label + info, 1)] + Self.series(of: snapshot.path.details, label)
+                + Self.series(of: snapshot.path.quality, label))
+    }
+
+    /// The series of a measured quality: its class as a state set, and the figures it has.
+    private static func series(of quality: LinkQuality?, _ label: [(String, String)]) -> [ChangingSeries.Series] {
+        guard let quality else { return [] }
+        var series: [ChangingSeries.Series] = EffectiveConnectionType.allCases.map { type in
+            (Name.effectiveType, label + [("type", type.rawValue)], type == quality.effectiveType ? 1 : 0)
+        }
+        if let rtt = quality.rtt { series.append((Name.rtt, label, Double(LinkQuality.milliseconds(rtt)) / 1000)) }
+        if let downlink = quality.downlinkKbps { series.append((Name.downlink, label, Double(downlink) * 1000)) }
+        return series
     }
 
     /// The series of each fact `details` has.

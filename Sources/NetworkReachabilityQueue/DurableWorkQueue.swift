@@ -50,7 +50,7 @@ public final class DurableWorkQueue: Sendable {
     private struct State {
         var handlers: [String: Handler] = [:]
         /// One object per target the jobs name, with its latest snapshot.
-        var watches: [ReachabilityTarget: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
+        var watches: [Watched: (reachability: NetworkReachability, latest: ReachabilitySnapshot?)] = [:]
         var running: [Int64: Running] = [:]
         var loop: Task<Void, Never>?
         /// The lock beside the file that makes this the file's one worker, and tells it of other processes' jobs.
@@ -528,30 +528,43 @@ public final class DurableWorkQueue: Sendable {
 
     /// Whether `conditions` hold now, starting to watch their target the first time it is named.
     private func holds(_ conditions: JobConditions) -> Bool {
-        guard let target = try? conditions.reachabilityTarget() else { return false }
-        return conditions.hold(on: latest(of: target), isValidated: validator?.outcome == .validated)
+        guard let watched = Watched(conditions) else { return false }
+        return conditions.hold(on: latest(of: watched), isValidated: validator?.outcome == .validated)
     }
 
-    private func latest(of target: ReachabilityTarget) -> ReachabilitySnapshot? {
-        if let watch = state.withLock({ $0.watches[target] }) {
+    /// A target as jobs' conditions watch it: with its link quality measured, for jobs that need a minimum quality.
+    private struct Watched: Hashable {
+        let target: ReachabilityTarget
+        let measuresQuality: Bool
+
+        init?(_ conditions: JobConditions) {
+            guard let target = try? conditions.reachabilityTarget() else { return nil }
+            self.target = target
+            measuresQuality = conditions.minimumQuality != nil
+        }
+    }
+
+    private func latest(of watched: Watched) -> ReachabilitySnapshot? {
+        if let watch = state.withLock({ $0.watches[watched] }) {
             return watch.latest ?? (try? watch.reachability.currentSnapshot())
         }
-        guard let reachability = try? makeReachability(target) else { return nil }
+        guard let reachability = try? makeReachability(watched.target) else { return nil }
+        reachability.measuresQuality = watched.measuresQuality
         let first = try? reachability.currentSnapshot()
-        state.withLock { $0.watches[target] = (reachability, first) }
+        state.withLock { $0.watches[watched] = (reachability, first) }
         _ = try? reachability.addConsumer(rule: .snapshot) { [weak self] snapshot in
-            self?.changed(target, to: snapshot)
+            self?.changed(watched, to: snapshot)
         }
         return first
     }
 
     /// A target changed: running jobs whose conditions stopped holding are cancelled, and the loop looks again.
-    private func changed(_ target: ReachabilityTarget, to snapshot: ReachabilitySnapshot) {
+    private func changed(_ watched: Watched, to snapshot: ReachabilitySnapshot) {
         let isValidated = validator?.outcome == .validated  // read before this queue's lock: never both held
         let cut = state.withLock { state -> [Task<Void, any Error>] in
-            state.watches[target]?.latest = snapshot
+            state.watches[watched]?.latest = snapshot
             return Self.cut(&state) { conditions in
-                (try? conditions.reachabilityTarget()) == target && !conditions.hold(on: snapshot, isValidated: isValidated)
+                Watched(conditions) == watched && !conditions.hold(on: snapshot, isValidated: isValidated)
             }
         }
         for task in cut { task.cancel() }

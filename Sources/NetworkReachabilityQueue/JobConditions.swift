@@ -18,12 +18,15 @@ public struct JobConditions: Codable, Sendable, Hashable {
     public var requiredType: NetworkInterface.InterfaceType?
     /// Never through an interface of these types.
     public var prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
+    /// Only over a link measured at least this good (``LinkQuality/effectiveType``): `3g` waits out a `2g`-like
+    /// link. The target's quality is measured while such a job is queued.
+    public var minimumQuality: EffectiveConnectionType?
 
     /// The conditions: by default, the internet reachable through any interface.
     public init(
         target: String = "internet", reachable: Bool = true, validated: Bool = false, unmetered: Bool = false,
         notRoaming: Bool = false, requiredType: NetworkInterface.InterfaceType? = nil,
-        prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
+        prohibitedTypes: Set<NetworkInterface.InterfaceType> = [], minimumQuality: EffectiveConnectionType? = nil
     ) {
         self.target = target
         self.reachable = reachable
@@ -32,6 +35,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
         self.notRoaming = notRoaming
         self.requiredType = requiredType
         self.prohibitedTypes = prohibitedTypes
+        self.minimumQuality = minimumQuality
     }
 
     /// The target the conditions watch, restricted to the interface types they allow.
@@ -46,11 +50,12 @@ public struct JobConditions: Codable, Sendable, Hashable {
     /// Whether the conditions hold on `snapshot`, the target's latest state, and `isValidated`, the validator's
     /// latest outcome: one rule for every job and every look.
     func hold(on snapshot: ReachabilitySnapshot?, isValidated: Bool) -> Bool {
-        guard let snapshot else { return !reachable && !validated && !unmetered && !notRoaming }
+        guard let snapshot else { return !reachable && !validated && !unmetered && !notRoaming && minimumQuality == nil }
         if reachable && !snapshot.status.isReachable { return false }
         if validated && !isValidated { return false }
         if unmetered && snapshot.path.isExpensive { return false }
         if notRoaming && snapshot.path.details?.isRoaming == true { return false }
+        if let minimumQuality, (snapshot.path.quality?.effectiveType ?? .unknown) < minimumQuality { return false }
         return true
     }
 }

@@ -107,6 +107,22 @@ public final class SimulatedNetwork: Sendable {
         backend.settle()
     }
 
+    /// States how good the interface named `name` is (`LinkQuality`: its class and figures), as the kernel's reader
+    /// measures it on a real host from the host's TCP flows; `nil` makes it unknown again. Objects that measure
+    /// quality (`measuresQuality`) see it in their paths, and their `updates` hear a change of class.
+    ///
+    /// ```swift
+    /// network.setQuality(LinkQuality(effectiveType: .type2G, rtt: .milliseconds(1_600), sampleCount: 12), on: "wwan0")
+    /// ```
+    public func setQuality(_ quality: LinkQuality?, on name: String) throws(SimulatedNetworkError) {
+        guard (try? backend.interfaces())?.contains(where: { $0.interface.name == name }) == true else {
+            throw .unknownInterface(name)
+        }
+        backend.settle()
+        backend.quality.set(quality, ofInterface: name)
+        backend.settle()
+    }
+
     // MARK: - Addresses
 
     /// Adds an address with its prefix length, such as `192.168.1.20/24` or `2001:db8::20/64` (without a

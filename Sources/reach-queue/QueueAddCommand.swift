@@ -30,7 +30,7 @@ struct QueueAddCommand: ParsableCommand {
 
     @Option(
         name: .customLong("when"),
-        help: "Conditions beyond a reachable target, comma-separated: validated, unmetered, not-roaming.",
+        help: "Conditions beyond a reachable target, comma-separated: validated, unmetered, not-roaming, quality=3g.",
         transform: QueueCondition.list)
     var conditions: [[QueueCondition]] = []
 
@@ -195,9 +195,13 @@ struct QueueAddCommand: ParsableCommand {
 
     private func jobConditions() throws -> JobConditions {
         let words = Set(conditions.joined())
+        // Two quality words: the stricter holds (a link 4g-like is 3g-like too).
+        let qualities = words.compactMap { word -> EffectiveConnectionType? in
+            if case .quality(let type) = word { type } else { nil }
+        }
         return JobConditions(
             target: target, reachable: true, validated: words.contains(.validated), unmetered: words.contains(.unmetered),
             notRoaming: words.contains(.notRoaming), requiredType: interfaces.requiredType,
-            prohibitedTypes: Set(interfaces.prohibitedTypes))
+            prohibitedTypes: Set(interfaces.prohibitedTypes), minimumQuality: qualities.max())
     }
 }

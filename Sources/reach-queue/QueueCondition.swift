@@ -3,18 +3,47 @@ import ReachCommandLine
 import NetworkReachabilityQueue
 
 /// A word of `reach queue add --when`: a condition beyond the default, which is that the target is reachable.
-enum QueueCondition: String, CaseIterable, Sendable {
+enum QueueCondition: Hashable, Sendable {
     case reachable
     case validated
     case unmetered
-    case notRoaming = "not-roaming"
+    case notRoaming
+    /// `quality=3g`: the link measured at least this good.
+    case quality(EffectiveConnectionType)
+
+    /// The words `--when` takes, for its help and its errors.
+    static let words = ["reachable", "validated", "unmetered", "not-roaming", "quality=4g|3g|2g|slow-2g"]
+
+    init?(word: Substring) {
+        switch word {
+        case "reachable": self = .reachable
+        case "validated": self = .validated
+        case "unmetered": self = .unmetered
+        case "not-roaming": self = .notRoaming
+        default:
+            guard word.hasPrefix("quality="),
+                let type = EffectiveConnectionType(rawValue: String(word.dropFirst("quality=".count))), type != .unknown
+            else { return nil }
+            self = .quality(type)
+        }
+    }
+
+    /// The word `--when` takes for this condition.
+    var word: String {
+        switch self {
+        case .reachable: "reachable"
+        case .validated: "validated"
+        case .unmetered: "unmetered"
+        case .notRoaming: "not-roaming"
+        case .quality(let type): "quality=\(type)"
+        }
+    }
 
     /// `--when`'s transform: a comma-separated list of conditions.
     static func list(_ text: String) throws -> [QueueCondition] {
         try text.split(separator: ",", omittingEmptySubsequences: false).map { word in
-            guard let condition = QueueCondition(rawValue: String(word)) else {
-                throw ValidationError(
-                    "'\(word)' is no condition; use \(allCases.map(\.rawValue).joined(separator: ", "))")
+            guard let condition = QueueCondition(word: word) else {
+                throw ValidationError("'\(word)' is no condition; use \(words.joined(separator: ", "))")
             }
             return condition
         }
@@ -27,6 +56,7 @@ enum QueueCondition: String, CaseIterable, Sendable {
         if conditions.validated { words.append(.validated) }
         if conditions.unmetered { words.append(.unmetered) }
         if conditions.notRoaming { words.append(.notRoaming) }
-        return words.map(\.rawValue)
+        if let minimum = conditions.minimumQuality { words.append(.quality(minimum)) }
+        return words.map(\.word)
     }
 }

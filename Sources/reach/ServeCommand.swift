@@ -80,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
     )
     var webConfig: String?
 
+    @Flag(help: TargetOptions.qualityHelp)
+    var quality = false
+
     @Flag(
         help: "Also serve reach_target_flags for connectionOnTraffic and connectionOnDemand, which only Apple's on-demand connections set (always 0 here).")
     var allFlags = false
@@ -128,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         // The library's own counters go to the same registry: bootstrapped before the first monitor exists.
         MetricsSystem.bootstrap(DescribedMetricsFactory(registry: registry))
         let logger = libraryLog
-        let watched = try targetOptions.reachabilities(of: parsed, logger: logger)
+        let watched = try targetOptions.reachabilities(of: parsed, logger: logger, measuringQuality: quality)
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         var validator: ConnectivityValidator?
         if let configuration = parsed.validation, let validated = parsed.validated {

@@ -28,6 +28,19 @@ struct WaitCommand: AsyncParsableCommand {
     @Flag(help: "Wait until every target is reachable (the default), or until any one is.")
     var mode: Mode = .all
 
+    @Option(
+        help: "Also wait until the link is measured at least this good: 4g, 3g, 2g or slow-2g (from the host's TCP flows).",
+        transform: WaitCommand.qualityClass)
+    var quality: EffectiveConnectionType?
+
+    /// `--quality`'s transform: a class other than `unknown`.
+    static func qualityClass(_ text: String) throws -> EffectiveConnectionType {
+        guard let type = EffectiveConnectionType(rawValue: text), type != .unknown else {
+            throw ValidationError("'\(text)' is no quality; use 4g, 3g, 2g or slow-2g")
+        }
+        return type
+    }
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws { _ = try targetOptions.parse(targets) }
@@ -38,10 +51,12 @@ struct WaitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let parsed = try targetOptions.parsed(targets)
-        let waits = zip(parsed.arguments, try targetOptions.reachabilities(of: parsed, logger: logging.logger)).map {
-            argument, reachability in
+        let reachabilities = try targetOptions.reachabilities(
+            of: parsed, logger: logging.logger, measuringQuality: quality != nil)
+        let waits = zip(parsed.arguments, reachabilities).map { argument, reachability in
             TargetWait(
-                argument: argument, reachability: reachability, validation: argument.isInternet ? parsed.validation : nil)
+                argument: argument, reachability: reachability, validation: argument.isInternet ? parsed.validation : nil,
+                quality: quality)
         }
         // What the services say a link is counts for --require and --prohibit (ppp0 carrying a modem's data is cellular)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
@@ -88,10 +103,17 @@ private struct TargetWait: Sendable {
     let argument: TargetArgument
     let reachability: NetworkReachability
     let validation: ValidationConfiguration?
+    /// With `--quality`: the worst class of link accepted.
+    let quality: EffectiveConnectionType?
 
-    /// Suspends until the target is reachable (and validated, with validation); `false` when cancelled first.
+    /// Suspends until the target is reachable (over a link as good as `--quality` asks, and validated, with
+    /// validation); `false` when cancelled first.
     func untilReached() async -> Bool {
-        guard (try? await reachability.waitUntilReachable()) != nil else { return false }
+        if let quality {
+            guard (try? await reachability.waitUntilQuality(atLeast: quality)) != nil else { return false }
+        } else {
+            guard (try? await reachability.waitUntilReachable()) != nil else { return false }
+        }
         guard let validation else { return true }
         guard let validator = try? ConnectivityValidator(reachability: reachability, configuration: validation) else {
             return false
@@ -102,7 +124,12 @@ private struct TargetWait: Sendable {
 
     /// Whether the target counts as reached now: without validation, when a read says it is reachable; with it,
     /// when its wait saw it validated (a probe says that, not a read).
-    func isReached(waitSaidSo: Bool) -> Bool { validation == nil ? reachability.isReachable : waitSaidSo }
+    func isReached(waitSaidSo: Bool) -> Bool {
+        guard validation == nil else { return waitSaidSo }
+        guard let quality else { return reachability.isReachable }
+        guard let snapshot = try? reachability.currentSnapshot() else { return false }
+        return snapshot.status.isReachable && (snapshot.path.quality?.effectiveType ?? .unknown) >= quality
+    }
 
     /// `api.example.com (not reachable: resolution failed)`: the target, its state now and why.
     func missingDescription() -> String {
@@ -113,6 +140,7 @@ private struct TargetWait: Sendable {
             case .notReachable: "not reachable"
             case .reachable: validation == nil ? "reachable" : "not validated"
             }
-        return "\(argument.text) (\(state)\(snapshot.path.reason.map { ": \($0)" } ?? ""))"
+        let measured = quality == nil ? "" : ", \(snapshot.path.quality?.summary ?? "quality unknown")"
+        return "\(argument.text) (\(state)\(snapshot.path.reason.map { ": \($0)" } ?? "")\(measured))"
     }
 }

@@ -8,6 +8,9 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     private let provisioning: ProvisioningDirectory
     package let hosts: HostDirectory
     package let serviceLinkTypes = ServiceLinkTypes()
+    /// The link quality tests state (``SimulatedNetwork/setQuality(_:on:)``).
+    package let quality = SimulatedLinkQuality()
+    package var linkQuality: (any LinkQualitySource)? { quality }
     /// The subscription the monitor has open, if any.
     private let subscription = Locked<SimulatedSubscription?>(nil)
 
