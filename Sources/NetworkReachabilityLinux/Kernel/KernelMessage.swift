@@ -52,6 +52,11 @@ enum KernelMessage: Sendable, Equatable {
         NetlinkMessage.split(datagram).messages.count { PolicyRuleMessage($0) != nil }
     }
 
+    /// How many messages of one datagram the quality reader reads as sock_diag reports of TCP sockets.
+    public static func flowReportCount(datagram: ArraySlice<UInt8>) -> Int {
+        NetlinkMessage.split(datagram).messages.count { FlowReport($0) != nil }
+    }
+
     /// The number of attributes in a run of `rtattr`s, `nil` when a length lies.
     public static func attributeCount(_ bytes: ArraySlice<UInt8>) -> Int? {
         NetlinkAttribute.parse(bytes)?.count
