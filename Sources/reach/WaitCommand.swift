@@ -60,6 +60,10 @@ struct WaitCommand: AsyncParsableCommand {
         }
         // What the services say a link is counts for --require and --prohibit (ppp0 carrying a modem's data is cellular)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
+        // With --quality, the reader runs for the whole wait: a class is an estimate from the flows seen while it
+        // ran, which the last look at the timeout needs as much as the waits do.
+        let measuring = quality == nil ? [] : try reachabilities.map { try $0.addConsumer(rule: .status) { _ in } }
+        defer { for (reachability, consumer) in zip(reachabilities, measuring) { reachability.removeConsumer(consumer) } }
         let needed = mode == .all ? waits.count : 1
         let deadline = ContinuousClock.now + timeout.duration
         var reached: Set<Int>

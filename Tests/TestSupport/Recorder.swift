@@ -23,6 +23,17 @@ public final class Recorder<Value: Sendable>: @unchecked Sendable {
         return values
     }
 
+    /// Waits until a value satisfies `matches` or `timeout` passed; returns the first such value, or `nil`.
+    public func waitFor(timeout: TimeInterval = 10, where matches: (Value) -> Bool) -> Value? {
+        OwnThreadTrait.requireOffThePool("Recorder.waitFor")
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let found = values.first(where: matches) { return found }
+            usleep(5_000)
+        }
+        return values.first(where: matches)
+    }
+
     /// Like ``waitFor(_:timeout:)``, but suspends instead of blocking: async tests must not hold a
     /// cooperative-pool thread (two on this machine) that the task they wait for needs.
     ///

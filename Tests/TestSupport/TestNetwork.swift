@@ -21,7 +21,7 @@ public final class TestNetwork: @unchecked Sendable {
     private var processes: [Subprocess] = []
     /// Pipes of helpers that print `ready`: kept open while the helper lives, or its next write would
     /// raise EPIPE and end it (Python writes "ready" and the newline separately).
-    private var helperPipes: [ExclusivePipe] = []
+    var helperPipes: [ExclusivePipe] = []
     private var isRemoved = false
     private static let counter = NSLock()
     nonisolated(unsafe) private static var next = 0
