@@ -186,7 +186,7 @@ _reach() {
 
 _reach_status() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --version -h --help)
+    non_repeating_flags=(--json --quality --verbose --version -h --help)
     repeating_options=(--prohibit)
     non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --from)
     __reach_offer_flags_options 1
@@ -218,7 +218,7 @@ _reach_status() {
 
 _reach_watch() {
     repeating_flags=()
-    non_repeating_flags=(--json --verbose --version -h --help)
+    non_repeating_flags=(--json --quality --verbose --version -h --help)
     repeating_options=(--prohibit)
     non_repeating_options=(--resolution-timeout --validate --validation-timeout --require)
     __reach_offer_flags_options -1
@@ -249,7 +249,7 @@ _reach_wait() {
     repeating_flags=()
     non_repeating_flags=(--all --any --verbose --version -h --help)
     repeating_options=(--prohibit)
-    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --timeout)
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --timeout --quality)
     __reach_offer_flags_options -1
 
     # Offer option value completions
@@ -272,6 +272,9 @@ _reach_wait() {
         return
         ;;
     '--timeout')
+        return
+        ;;
+    '--quality')
         return
         ;;
     esac
@@ -317,7 +320,7 @@ _reach_synthesize() {
 
 _reach_serve() {
     repeating_flags=()
-    non_repeating_flags=(--all-flags --verbose --version -h --help)
+    non_repeating_flags=(--quality --all-flags --verbose --version -h --help)
     repeating_options=(--prohibit --listen)
     non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --metrics-path --max-requests --request-timeout --max-connections --max-streams --web-config --log-level --log-format)
     __reach_offer_flags_options -1
