@@ -38,12 +38,23 @@ package struct QualityEstimator: Sendable {
     package mutating func add(
         _ samples: [QualitySample], on interface: String, now: ContinuousClock.Instant
     ) -> (quality: LinkQuality, classChanged: Bool) {
-        var window = windows[interface] ?? Window()
-        for sample in samples { window.add(sample) }
-        let before = window.effectiveType
-        windows[interface] = window
+        let before = windows[interface]?.effectiveType ?? .unknown
+        record(samples, on: interface)
         let quality = estimate(of: interface, now: now)
         return (quality, quality.effectiveType != before)
+    }
+
+    /// Adds samples of the interface named `interface` without estimating it: a reader that receives samples faster
+    /// than it needs estimates records them as they come and estimates on its own schedule.
+    package mutating func record(_ samples: [QualitySample], on interface: String) {
+        var window = windows[interface] ?? Window()
+        for sample in samples { window.add(sample) }
+        windows[interface] = window
+    }
+
+    /// The class last estimated for the interface named `interface`.
+    package func effectiveType(of interface: String) -> EffectiveConnectionType {
+        windows[interface]?.effectiveType ?? .unknown
     }
 
     /// The names of the interfaces with samples.

@@ -27,6 +27,15 @@ package final class LinuxQualitySource: LinkQualitySource {
     /// Reads in a row that find nothing moving before the reader stops reading: a transfer that begins within this
     /// many intervals of the last activity is seen while it runs.
     package static let quietReads = 3
+    /// The shortest time between two estimates of an interface: samples arriving faster are recorded as they come and
+    /// estimated together, so a change of class is heard at most this late.
+    package static let estimateInterval: Duration = .milliseconds(100)
+    /// After taking closing flows' events, the reader leaves the event socket for this long, so that events arriving
+    /// together are taken in one wake-up (at most 100 a second) rather than one each; the socket's 1 MiB buffer
+    /// holds far more than arrive meanwhile. With ``estimateInterval``, a host closing 10,000 connections a second
+    /// costs the reader 3.7 % of a core, where a wake-up and an estimate per closing flow cost 68 %
+    /// (`scripts/bench-quality`, `Benchmarks/results/2026-11-29-quality.md`).
+    package static let eventPause: Duration = .milliseconds(10)
 
     private struct State {
         var estimator = QualityEstimator()
@@ -155,12 +164,20 @@ package final class LinuxQualitySource: LinkQualitySource {
         // Counts down the reads left before the reader rests: reset by activity.
         var readsLeft = 1
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Interfaces with samples not estimated yet, and when they may be.
+        var unestimated = Set<String>()
+        var lastEstimate: ContinuousClock.Instant?
+        var estimateDue: ContinuousClock.Instant?
+        var eventsResume: ContinuousClock.Instant?
         while !reader.stopRequested.withLock({ $0 }) {
+            if let resume = eventsResume, resume <= .now { eventsResume = nil }
             var descriptors = [
                 pollfd(fd: reader.wakeDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: reader.events?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),  // -1 is skipped
+                // -1 is skipped: no events socket, or one left alone for a moment
+                pollfd(fd: eventsResume == nil ? reader.events?.descriptor ?? -1 : -1, events: Int16(POLLIN), revents: 0),
             ]
-            let timeout = nextRead.map { Int32(clamping: Self.milliseconds(until: $0)) } ?? -1
+            let wakeAt = [nextRead, estimateDue, eventsResume].compactMap { $0 }.min()
+            let timeout = wakeAt.map { Int32(clamping: Self.milliseconds(until: $0)) } ?? -1
             guard (try? SystemCall.run("poll", { poll(&descriptors, nfds_t(descriptors.count), timeout) })) != nil else {
                 break
             }
@@ -171,6 +188,7 @@ package final class LinuxQualitySource: LinkQualitySource {
             if descriptors[1].revents != 0, let events = reader.events {
                 let reports = Self.drain(events, into: &buffer, counting: reader)
                 batch = reader.sampler.samples(of: reports, areFinal: true, now: now)
+                eventsResume = now + Self.eventPause
                 // A closing flow says TCP moves: read the open ones too, no sooner than an interval after the last.
                 if !reports.isEmpty {
                     readsLeft = Self.quietReads
@@ -189,22 +207,41 @@ package final class LinuxQualitySource: LinkQualitySource {
                     nextRead = reader.events == nil ? now + Self.idleReadInterval : nil
                 }
             }
-            publish(batch, from: reader, now: now)
+            unestimated.formUnion(record(batch, from: reader))
+            guard !unestimated.isEmpty else { continue }
+            if let last = lastEstimate, now < last + Self.estimateInterval {
+                estimateDue = last + Self.estimateInterval
+                continue
+            }
+            estimate(unestimated, from: reader, now: now)
+            unestimated.removeAll()
+            lastEstimate = now
+            estimateDue = nil
         }
     }
 
-    /// Adds a batch's samples to the estimates and tells the handler which interfaces changed class.
-    private func publish(_ batch: FlowSampler.Batch, from reader: Reader, now: ContinuousClock.Instant) {
-        guard !batch.samples.isEmpty else { return }
+    /// Adds a batch's samples to the estimator; the interfaces they were for.
+    private func record(_ batch: FlowSampler.Batch, from reader: Reader) -> Set<String> {
+        guard !batch.samples.isEmpty else { return [] }
         var byInterface: [String: [QualitySample]] = [:]
         for (interface, sample) in batch.samples { byInterface[interface, default: []].append(sample) }
+        state.withLock { state in
+            guard state.reader === reader else { return }
+            for (interface, samples) in byInterface { state.estimator.record(samples, on: interface) }
+        }
+        return Set(byInterface.keys)
+    }
+
+    /// Estimates `interfaces` again and tells the handler which changed class.
+    private func estimate(_ interfaces: Set<String>, from reader: Reader, now: ContinuousClock.Instant) {
         let changed: Set<String> = state.withLock { state in
             guard state.reader === reader else { return [] }
             var changed = Set<String>()
-            for (interface, samples) in byInterface {
-                let (quality, classChanged) = state.estimator.add(samples, on: interface, now: now)
+            for interface in interfaces {
+                let before = state.estimator.effectiveType(of: interface)
+                let quality = state.estimator.estimate(of: interface, now: now)
                 state.estimates[interface] = (quality, now)
-                if classChanged { changed.insert(interface) }
+                if quality.effectiveType != before { changed.insert(interface) }
             }
             return changed
         }
