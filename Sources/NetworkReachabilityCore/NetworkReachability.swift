@@ -129,6 +129,13 @@ public final class NetworkReachability: Sendable {
         set { listening.withLock { $0.measuresQuality = newValue } }
     }
 
+    /// The quality of `interface` as the running reader estimates it now (its figures move with every sample, where
+    /// ``updates`` hears only a change of class), with no read of the kernel; `nil` unless this object measures quality
+    /// and a listener of the process keeps the reader running. What `reach serve` shows on `/status` and in scrapes.
+    package func measuredQuality(of interface: NetworkInterface) -> LinkQuality? {
+        measuresQuality ? monitor.measuredQuality(of: interface) : nil
+    }
+
     /// What the quality reader has counted: its reads of the kernel and the samples they gave.
     public var qualityStatistics: QualityStatistics { monitor.qualityStatistics }
 

@@ -123,6 +123,7 @@ package final class ExporterServer: Service, Sendable {
     /// `ServeFailsClosedInNamespaceTests`). The targets' series and the web configuration's reload series are always
     /// current; the process's and the library's counters may be that much older.
     func metricsExposition() -> ByteBuffer {
+        served.refreshQuality()
         let now = served.eventLoop.now
         let changes = served.changesShown &+ access.readCount
         let confined = self.confined.value

@@ -48,9 +48,10 @@ public final class ReachabilityExporter: Sendable {
         flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries
     ) throws(ReachabilityError) {
         let validated = validator == nil ? nil : targets.firstIndex { $0.reachability.target.isInternet }
+        let reachabilities = targets.map(\.reachability)
         let served = ServedTargets(
             targets.enumerated().map { ($1.name, $0 == validated) }, registry: registry, eventLoop: eventLoop,
-            flagSeries: flagSeries)
+            flagSeries: flagSeries, quality: { index, interface in reachabilities[index].measuredQuality(of: interface) })
         var consumers: [Consumer] = []
         for (index, (_, reachability)) in targets.enumerated() {
             consumers.append(

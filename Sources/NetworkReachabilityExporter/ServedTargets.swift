@@ -23,6 +23,8 @@ package final class ServedTargets: Sendable {
         /// With `--validate`, on the validated internet target: the rule pairing its snapshot with the outcome.
         var validation: ValidatedPair?
         var shown: (snapshot: ReachabilitySnapshot, outcome: ValidationOutcome?)?
+        /// When `shown` was shown (Unix seconds): its series' last change.
+        var shownAt = 0.0
     }
 
     /// What arrived from other threads and is not yet shown: the newest of each target's, and the order of changes.
@@ -63,6 +65,9 @@ package final class ServedTargets: Sendable {
     /// Whether every target has had its first state (read by `deinit`, which may run on any thread).
     private let isAllShown = Atomic(false)
     private let inbox = NIOLockedValueBox(Inbox())
+    /// Target `index`'s link quality now, from the running reader: a change of class is delivered as a change, and the
+    /// figures between changes are taken from here whenever `/status`, a stream's start or a scrape shows them.
+    private let quality: (@Sendable (_ index: Int, _ interface: NetworkInterface) -> LinkQuality?)?
 
     /// How many times a target's state was shown: a rendering of the series made at one count is current until the
     /// next. On the event loop.
@@ -86,9 +91,11 @@ package final class ServedTargets: Sendable {
     ///   - flagSeries: the flags served as `reach_target_flags` series.
     package init(
         _ targets: [(text: String, validated: Bool)], registry: PrometheusCollectorRegistry, eventLoop: any EventLoop,
-        flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries
+        flagSeries: ReachabilityFlags = ReachabilityExporter.defaultFlagSeries,
+        quality: (@Sendable (_ index: Int, _ interface: NetworkInterface) -> LinkQuality?)? = nil
     ) {
         self.eventLoop = eventLoop
+        self.quality = quality
         let shown = targets.map { text, validated in
             Target(
                 text: text,
@@ -194,8 +201,10 @@ package final class ServedTargets: Sendable {
         if let latest { show(latest.snapshot, latest.outcome, forTarget: index) }
     }
 
-    /// Every target's last state, as the JSON objects `reach status --json` prints, in the order given.
+    /// Every target's last state, as the JSON objects `reach status --json` prints, in the order given, its link
+    /// quality's figures as they are now.
     func currentRecords() -> [String] {
+        refreshQuality()
         return state.value.targets.compactMap { target in
             target.shown.map { StatusRecord.line($0.snapshot, target: target.text, validation: $0.outcome) }
         }
@@ -218,6 +227,27 @@ package final class ServedTargets: Sendable {
         state.value.streams[id] = nil
     }
 
+    /// Gives each shown state that carries a link quality the reader's figures of now; where the series' figures
+    /// moved, sets them (which counts as a change for the rendering of `/metrics`). On the event loop, before
+    /// `/status`, a stream's start and a scrape show the states.
+    func refreshQuality() {
+        guard let quality else { return }
+        state.withValue { state in
+            for index in state.targets.indices {
+                guard let shown = state.targets[index].shown, let before = shown.snapshot.path.quality,
+                    let interface = shown.snapshot.path.interface, let now = quality(index, interface), now != before
+                else { continue }
+                var refreshed = shown.snapshot
+                refreshed.path.quality = now
+                state.targets[index].shown = (refreshed, shown.outcome)
+                if now.rtt != before.rtt || now.downlinkKbps != before.downlinkKbps || now.effectiveType != before.effectiveType {
+                    state.targets[index].gauges.show(refreshed, validation: shown.outcome, changedAt: state.targets[index].shownAt)
+                    state.changesShown &+= 1
+                }
+            }
+        }
+    }
+
     private func show(_ snapshot: ReachabilitySnapshot, _ outcome: ValidationOutcome?, forTarget index: Int) {
         // The streams are told, and whoever waits for every target hears, once the state is left: either may call
         // back into it.
@@ -226,7 +256,8 @@ package final class ServedTargets: Sendable {
             let isFirst = state.targets[index].shown == nil
             if isFirst { state.unshown -= 1 }
             state.targets[index].shown = (snapshot, outcome)
-            state.targets[index].gauges.show(snapshot, validation: outcome, changedAt: Date.now.timeIntervalSince1970)
+            state.targets[index].shownAt = Date.now.timeIntervalSince1970
+            state.targets[index].gauges.show(snapshot, validation: outcome, changedAt: state.targets[index].shownAt)
             let record =
                 state.streams.isEmpty ? "" : StatusRecord.line(snapshot, target: state.targets[index].text, validation: outcome)
             return (isFirst && state.unshown == 0, record, Array(state.streams.values))

@@ -47,11 +47,11 @@ final class TargetGauges {
         )
         static let rtt = (
             name: "reach_rtt_seconds",
-            help: "With --quality: the round trip of the host's TCP flows through the path's gateway, as of the last change of class."
+            help: "With --quality: the round trip of the host's TCP flows through the path's gateway (weighted median)."
         )
         static let downlink = (
             name: "reach_downlink_bits_per_second",
-            help: "With --quality: the throughput of flows that moved 32 KB or more, as of the last change of class."
+            help: "With --quality: the throughput of flows that moved 32 KB or more (weighted median)."
         )
     }
 

@@ -106,6 +106,11 @@ struct QueueAddCommand: ParsableCommand {
         if keep && key == nil { throw ValidationError("--keep needs --key") }
         if key?.isEmpty == true { throw ValidationError("--key must not be empty") }
         if delay != nil && notBefore != nil { throw ValidationError("--delay and --not-before are one choice: give one") }
+        let qualities = Set(conditions.joined().compactMap(\.quality))
+        if qualities.count > 1 {
+            let words = qualities.sorted().map { "quality=\($0)" }.joined(separator: ", ")
+            throw ValidationError("--when names \(qualities.count) qualities (\(words)): give one")
+        }
         _ = try CommandFailure.validating { try jobConditions().reachabilityTarget() }
     }
 
@@ -195,13 +200,9 @@ struct QueueAddCommand: ParsableCommand {
 
     private func jobConditions() throws -> JobConditions {
         let words = Set(conditions.joined())
-        // Two quality words: the stricter holds (a link 4g-like is 3g-like too).
-        let qualities = words.compactMap { word -> EffectiveConnectionType? in
-            if case .quality(let type) = word { type } else { nil }
-        }
         return JobConditions(
             target: target, reachable: true, validated: words.contains(.validated), unmetered: words.contains(.unmetered),
             notRoaming: words.contains(.notRoaming), requiredType: interfaces.requiredType,
-            prohibitedTypes: Set(interfaces.prohibitedTypes), minimumQuality: qualities.max())
+            prohibitedTypes: Set(interfaces.prohibitedTypes), minimumQuality: words.lazy.compactMap(\.quality).first)
     }
 }

@@ -28,6 +28,11 @@ enum QueueCondition: Hashable, Sendable {
         }
     }
 
+    /// The class of a `quality=` condition; `nil` for the others.
+    var quality: EffectiveConnectionType? {
+        if case .quality(let type) = self { type } else { nil }
+    }
+
     /// The word `--when` takes for this condition.
     var word: String {
         switch self {

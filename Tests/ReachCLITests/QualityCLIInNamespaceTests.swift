@@ -93,6 +93,17 @@ struct QualityCLIInNamespaceTests {
         #expect(downlink >= 240_000 && downlink <= 360_000, "\(downlink) bit/s for 300 kbit/s")
         let rtt = try #require(try server.samples(of: "reach_rtt_seconds").first?.value)
         #expect(rtt > 0.015 && rtt < 0.27, "\(rtt) s")
+        // /status gives the figures of now, not those of the last change of class: the newest sample ages, and a
+        // flow in the same class adds one.
+        func statusQuality() throws -> [String: Any] {
+            let body = try server.request("/status").body
+            let array = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [[String: Any]]
+            return try #require(array?.first)
+        }
+        let atChange = try #require(try statusQuality()["qualitySamples"] as? Int)
+        #expect(eventually(timeout: 10) { ((try? statusQuality())?["qualityAgeMs"] as? Int ?? 0) >= 1000 })
+        try network.fetch(1000)
+        #expect(eventually(timeout: 10) { ((try? statusQuality())?["qualitySamples"] as? Int ?? 0) > atChange })
         // Without --quality, none of the three
         let plain = try ServeClient([], in: network)
         defer { plain.stop() }
@@ -123,5 +134,7 @@ struct QualityCLIInNamespaceTests {
         #expect(output.linesAfterQuiet(1) == ["good-enough"])
         let bad = try ReachBinary.run(["queue", "add", database, "--when", "quality=5g", "--", "true"])
         #expect(bad.status == 64 && bad.standardError.contains("'quality=5g' is no condition"))
+        let twice = try ReachBinary.run(["queue", "add", database, "--when", "quality=3g,quality=4g", "--", "true"])
+        #expect(twice.status == 64 && twice.standardError.contains("--when names 2 qualities (quality=3g, quality=4g)"))
     }
 }

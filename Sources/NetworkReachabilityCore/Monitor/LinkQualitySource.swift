@@ -31,7 +31,7 @@ public struct QualityStatistics: Sendable, Hashable {
     public var malformedMessages = 0
     /// Datagrams dropped because a user-space process, not the kernel, sent them.
     public var foreignMessages = 0
-    /// Whether the kernel reports closing flows as events (Linux: needs `CAP_NET_ADMIN`); without, the reader
+    /// Whether the kernel reports closing flows as events (Linux: sock_diag's destroy groups); without, the reader
     /// reads on a timer.
     public var hasEvents = false
 

@@ -304,6 +304,12 @@ package final class ReachabilityMonitor: Sendable {
         }
     }
 
+    /// The quality of `interface` as the running reader estimates it now, with no read of the kernel; `nil` while no
+    /// consumer measures quality.
+    package func measuredQuality(of interface: NetworkInterface) -> LinkQuality? {
+        state.withLock { $0.qualityConsumers > 0 ? $0.qualitySource : nil }?.quality(of: interface)
+    }
+
     /// What the backend's quality source has counted; empty without one.
     package var qualityStatistics: QualityStatistics { backend.linkQuality?.statistics ?? QualityStatistics() }
 

@@ -10,13 +10,14 @@ import CNetlink
 /// Link quality on Linux, measured passively from every process's TCP flows through sock_diag.
 ///
 /// While measuring, a thread of its own blocks in `poll` on a `NETLINK_SOCK_DIAG` socket subscribed to the groups
-/// that report each closing TCP socket's last `tcp_info` (IPv4 and IPv6; binding to them needs `CAP_NET_ADMIN`) and
-/// an eventfd that stops it. A closing flow is a sample, and also says TCP moves: the reader then reads every open
-/// flow (a dump) at most once per ``readInterval``, and goes on reading each interval until ``quietReads`` reads in a
-/// row find no flow through a gateway that moved data, so transfers that begin beside the one that closed give
-/// samples, and their throughput, while they run. Then it reads nothing more until the next closing flow. Without the
-/// events (no `CAP_NET_ADMIN`), it reads on a timer instead: each ``readInterval`` while flows move, each
-/// ``idleReadInterval`` once they have been quiet. It reads once when measuring starts, for the flows open already.
+/// that report each closing TCP socket's last `tcp_info` (IPv4 and IPv6) and an eventfd that stops it. A closing flow
+/// is a sample, and also says TCP moves: the reader then reads every open flow (a dump) at most once per
+/// ``readInterval``, and goes on reading each interval until ``quietReads`` reads in a row find no flow through a
+/// gateway that moved data, so transfers that begin beside the one that closed give samples, and their throughput,
+/// while they run. Then it reads nothing more until the next closing flow: a quiet host costs no read at all, and flows
+/// open when measuring starts are read with the first that closes. Without the events (a kernel or a security policy
+/// that refuses the groups), it reads on a timer instead: when measuring starts, then each ``readInterval`` while flows
+/// move and each ``idleReadInterval`` once they have been quiet.
 ///
 /// Datagrams from anyone but the kernel (port id 0) are dropped and counted, as on the routing socket.
 package final class LinuxQualitySource: LinkQualitySource {
@@ -85,7 +86,7 @@ package final class LinuxQualitySource: LinkQualitySource {
     package func start(_ handler: @escaping @Sendable (Set<String>) -> Void) {
         lifecycle.withLock { _ in
             guard state.withLock({ $0.reader == nil }) else { return }
-            // Binding to the destroy groups needs CAP_NET_ADMIN: without it, the reader reads on its timer.
+            // A kernel or a policy that refuses the destroy groups leaves the reader reading on its timer.
             let events = try? NetlinkSocket(
                 groups: cnl_tcp_destroy_group_mask(), nonBlocking: true, receiveBufferSize: 1 << 20,
                 namespace: namespace, family: cnl_netlink_sock_diag())
@@ -159,7 +160,7 @@ package final class LinuxQualitySource: LinkQualitySource {
 
     /// The reader's loop: block on the events and the wake-up until a read is due, sample, estimate, tell.
     private func run(_ reader: Reader) {
-        var nextRead: ContinuousClock.Instant? = .now
+        var nextRead: ContinuousClock.Instant? = reader.events == nil ? .now : nil
         var lastRead: ContinuousClock.Instant?
         // Counts down the reads left before the reader rests: reset by activity.
         var readsLeft = 1
