@@ -18,7 +18,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
     public var requiredType: NetworkInterface.InterfaceType?
     /// Never through an interface of these types.
     public var prohibitedTypes: Set<NetworkInterface.InterfaceType> = []
-    /// Only over a link measured at least this good (``LinkQuality/effectiveType``): `3g` waits out a `2g`-like
+    /// Only over a link measured at least this good (`LinkQuality.effectiveType`): `3g` waits out a `2g`-like
     /// link. The target's quality is measured while such a job is queued.
     public var minimumQuality: EffectiveConnectionType?
 
