@@ -61,7 +61,8 @@ struct QualityInNamespaceTests {
         try network.fetch(1000)
         let measured = heard.waitFor { $0.path.quality?.effectiveType == .type4G }
         let rtt = try #require(measured?.path.quality?.rtt)
-        #expect(rtt >= .milliseconds(16) && rtt <= .milliseconds(24), "\(rtt) for a 20 ms round trip")
+        // The delay line is a Python process: on a loaded machine it holds packets a few ms longer, never shorter.
+        #expect(rtt >= .milliseconds(16) && rtt <= .milliseconds(40), "\(rtt) for a 20 ms round trip")
         #expect(reachability.qualityStatistics.samples >= 1)
     }
 

@@ -37,7 +37,10 @@ struct QualityCLIInNamespaceTests {
         let measured = try #require(output.waitForLine(timeout: 30) { object($0)["effectiveType"] as? String == expected })
         let rtt = try #require(object(measured)["rttMs"] as? Int)
         let configured = 2 * oneWayMilliseconds
-        #expect(abs(rtt - configured) <= configured / 5, "rtt \(rtt) ms for \(configured) ms")
+        // Within 20 %; for the shortest, 15 ms more may be the delay line's own (a Python process holding packets on a
+        // loaded machine adds a few ms, never less).
+        let tolerance = max(configured / 5, rtt > configured ? 15 : 0)
+        #expect(abs(rtt - configured) <= tolerance, "rtt \(rtt) ms for \(configured) ms")
         #expect((object(measured)["qualitySamples"] as? Int ?? 0) >= 1)
         #expect(object(measured)["minRttMs"] is Int)
         watcher.send(SIGTERM)

@@ -11,8 +11,11 @@ package protocol LinkQualitySource: AnyObject, Sendable {
     func start(_ handler: @escaping @Sendable (_ interfaces: Set<String>) -> Void)
     /// Stops measuring; the samples are forgotten.
     func stop()
-    /// The quality of `interface` now. While not measuring, one read of the flows open now.
+    /// The quality of `interface` as measuring estimates it now, with no read; unknown while not measuring.
     func quality(of interface: NetworkInterface) -> LinkQuality
+    /// The quality of `interface` from one read of the flows open now: a read with no consumer measuring. While
+    /// measuring, the estimate (``quality(of:)``).
+    func measureOnce(_ interface: NetworkInterface) -> LinkQuality
     /// What the source has counted.
     var statistics: QualityStatistics { get }
 }

@@ -84,6 +84,8 @@ package final class ReachabilityMonitor: Sendable {
     private struct Decoration {
         let details: (any LinkDetailsSource)?
         let quality: (any LinkQualitySource)?
+        /// For a read while no consumer measures: one read of the open flows, not the (absent) estimate.
+        var readsOnce = false
 
         var isEmpty: Bool { details == nil && quality == nil }
 
@@ -91,7 +93,7 @@ package final class ReachabilityMonitor: Sendable {
         func apply(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
             var decorated = details?.detailed(snapshot) ?? snapshot
             if let quality, let interface = decorated.path.interface {
-                let measured = quality.quality(of: interface)
+                let measured = readsOnce ? quality.measureOnce(interface) : quality.quality(of: interface)
                 if measured != decorated.path.quality { decorated.path.quality = measured }
             }
             return decorated
@@ -279,7 +281,9 @@ package final class ReachabilityMonitor: Sendable {
     /// (one read of the flows open now, unless a consumer measures it already).
     package func detailed(_ snapshot: ReachabilitySnapshot, measuringQuality: Bool = false) -> ReachabilitySnapshot {
         let decoration = state.withLock { state in
-            Decoration(details: state.detailsSource, quality: measuringQuality ? state.qualitySource : nil)
+            Decoration(
+                details: state.detailsSource, quality: measuringQuality ? state.qualitySource : nil,
+                readsOnce: state.qualityConsumers == 0)
         }
         return decoration.apply(snapshot)
     }

@@ -130,10 +130,13 @@ package final class LinuxQualitySource: LinkQualitySource {
 
     package func quality(of interface: NetworkInterface) -> LinkQuality {
         let now = ContinuousClock.now
-        let (measuring, estimate) = state.withLock { ($0.reader != nil, $0.estimates[interface.name]) }
-        guard measuring else { return readOnce(interface, now: now) }
-        guard let estimate else { return .unmeasured }
+        guard let estimate = state.withLock({ $0.estimates[interface.name] }) else { return .unmeasured }
         return Self.aged(estimate.quality, since: estimate.madeAt, now: now)
+    }
+
+    package func measureOnce(_ interface: NetworkInterface) -> LinkQuality {
+        guard !state.withLock({ $0.reader != nil }) else { return quality(of: interface) }
+        return readOnce(interface, now: .now)
     }
 
     package var statistics: QualityStatistics {

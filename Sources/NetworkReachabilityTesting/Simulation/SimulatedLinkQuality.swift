@@ -35,5 +35,8 @@ package final class SimulatedLinkQuality: LinkQualitySource {
         state.withLock { $0.qualities[interface.name] } ?? .unmeasured
     }
 
+    /// What was stated: a simulated network has no flows to read.
+    package func measureOnce(_ interface: NetworkInterface) -> LinkQuality { quality(of: interface) }
+
     package var statistics: QualityStatistics { state.withLock { $0.statistics } }
 }
