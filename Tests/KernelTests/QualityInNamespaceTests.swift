@@ -20,19 +20,8 @@ struct QualityInNamespaceTests {
         return (reachability, heard, consumer)
     }
 
-    private func delayLine(oneWay: Duration, rateKbps: Int? = nil) throws -> TestNetwork {
-        let network = try TestNetwork(ipv4: false, ipv6: false)
-        do {
-            try network.addDelayLine(oneWay: oneWay, rateKbps: rateKbps)
-        } catch {
-            network.remove()
-            throw error
-        }
-        return network
-    }
-
     @Test func withoutTrafficTheClassIsUnknownAndNothingIsRead() throws {
-        let network = try delayLine(oneWay: .milliseconds(10))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(10))
         defer { network.remove() }
         let (reachability, heard, consumer) = try measuring(in: network)
         defer { reachability.removeConsumer(consumer) }
@@ -47,7 +36,7 @@ struct QualityInNamespaceTests {
     }
 
     @Test func aPeerOnTheLinkGivesNoSampleAndAPeerBeyondTheGatewayDoes() throws {
-        let network = try delayLine(oneWay: .milliseconds(10))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(10))
         defer { network.remove() }
         let (reachability, heard, consumer) = try measuring(in: network)
         defer { reachability.removeConsumer(consumer) }
@@ -67,7 +56,7 @@ struct QualityInNamespaceTests {
     }
 
     @Test func aDownloadOverA300KilobitLinkReads3GByItsThroughput() throws {
-        let network = try delayLine(oneWay: .milliseconds(10), rateKbps: 300)
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(10), rateKbps: 300)
         defer { network.remove() }
         let (reachability, heard, consumer) = try measuring(in: network)
         defer { reachability.removeConsumer(consumer) }
@@ -83,7 +72,7 @@ struct QualityInNamespaceTests {
     }
 
     @Test func aReportForgedByALocalProcessIsDroppedAndCounted() throws {
-        let network = try delayLine(oneWay: .milliseconds(10))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(10))
         defer { network.remove() }
         let (reachability, heard, consumer) = try measuring(in: network)
         defer { reachability.removeConsumer(consumer) }

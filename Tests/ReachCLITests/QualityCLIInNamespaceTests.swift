@@ -10,21 +10,10 @@ struct QualityCLIInNamespaceTests {
         (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) ?? [:]
     }
 
-    private func delayLine(oneWay: Duration, rateKbps: Int? = nil) throws -> TestNetwork {
-        let network = try TestNetwork(ipv4: false, ipv6: false)
-        do {
-            try network.addDelayLine(oneWay: oneWay, rateKbps: rateKbps)
-        } catch {
-            network.remove()
-            throw error
-        }
-        return network
-    }
-
     /// Round trips of about 50, 400, 1,600 and 2,500 ms read as 4g, 3g, 2g and slow-2g, the RTT within 20 %.
     @Test(arguments: [(25, "4g"), (200, "3g"), (800, "2g"), (1250, "slow-2g")])
     func eachRoundTripReadsAsItsClassWhileWatchRuns(oneWayMilliseconds: Int, expected: String) throws {
-        let network = try delayLine(oneWay: .milliseconds(oneWayMilliseconds))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(oneWayMilliseconds))
         defer { network.remove() }
         let output = LineCollector()
         let watcher = try network.start([ReachBinary.path, "watch", "--quality", "--json"], output: output.pipe)
@@ -48,7 +37,7 @@ struct QualityCLIInNamespaceTests {
     }
 
     @Test func statusSaysQualityOnlyWhenAskedAndUnknownWithoutFlows() throws {
-        let network = try delayLine(oneWay: .milliseconds(5))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(5))
         defer { network.remove() }
         let plain = try ReachBinary.status(in: network, [])
         #expect(plain.json["effectiveType"] == nil)
@@ -60,7 +49,7 @@ struct QualityCLIInNamespaceTests {
     }
 
     @Test func waitQualityEndsOnceTheLinkIsGoodEnoughAndTimesOutWhenItIsNot() throws {
-        let network = try delayLine(oneWay: .milliseconds(200))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(200))
         defer { network.remove() }
         let good = try network.start([ReachBinary.path, "wait", "--quality", "3g", "--timeout", "30"])
         let better = LineCollector()
@@ -79,7 +68,7 @@ struct QualityCLIInNamespaceTests {
     }
 
     @Test func serveQualityExportsTheClassTheRoundTripAndTheThroughput() throws {
-        let network = try delayLine(oneWay: .milliseconds(10), rateKbps: 300)
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(10), rateKbps: 300)
         defer { network.remove() }
         let server = try ServeClient(["--quality"], in: network)
         defer { server.stop() }
@@ -114,7 +103,7 @@ struct QualityCLIInNamespaceTests {
     }
 
     @Test func aQueuedJobWaitsForTheQualityItAsksFor() throws {
-        let network = try delayLine(oneWay: .milliseconds(200))
+        let network = try TestNetwork.delayLine(oneWay: .milliseconds(200))
         defer { network.remove() }
         let folder = try TestFolder.make("quality")
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -14,6 +14,19 @@ extension TestNetwork {
     /// The port of the HTTP server in the gateway namespace: `GET /N` answers N bytes.
     public static let delayLineHTTPPort = 8080
 
+    /// A network whose only route is a delay line (``addDelayLine(oneWay:rateKbps:)``), removed again if it cannot be
+    /// built; remove it with ``remove()``.
+    public static func delayLine(oneWay: Duration, rateKbps: Int? = nil) throws -> TestNetwork {
+        let network = try TestNetwork(ipv4: false, ipv6: false)
+        do {
+            try network.addDelayLine(oneWay: oneWay, rateKbps: rateKbps)
+        } catch {
+            network.remove()
+            throw error
+        }
+        return network
+    }
+
     /// Builds the delay line with `oneWay` each way (the round trip is twice it) and makes it the host's default
     /// route; starts the HTTP server. With `rateKbps`, the gateway's side is shaped with tbf (the download direction).
     /// Call on a network made with `TestNetwork(ipv4: false, ipv6: false)`, so no other route competes.

@@ -40,4 +40,17 @@ public struct QualityStatistics: Sendable, Hashable {
 
     /// Makes empty counters.
     public init() {}
+
+    /// These counters and `other`'s, added; events as either had them.
+    package func adding(_ other: QualityStatistics) -> QualityStatistics {
+        var total = self
+        total.reads += other.reads
+        total.events += other.events
+        total.samples += other.samples
+        total.skippedFlows += other.skippedFlows
+        total.malformedMessages += other.malformedMessages
+        total.foreignMessages += other.foreignMessages
+        total.hasEvents = hasEvents || other.hasEvents
+        return total
+    }
 }

@@ -57,9 +57,6 @@ package struct QualityEstimator: Sendable {
         windows[interface]?.effectiveType ?? .unknown
     }
 
-    /// The names of the interfaces with samples.
-    package var interfaces: [String] { Array(windows.keys) }
-
     /// The quality of the interface named `interface` now, its samples past ``maximumAge`` dropped; keeps the class
     /// it gives, against which the next estimate's margin applies.
     package mutating func estimate(of interface: String, now: ContinuousClock.Instant) -> LinkQuality {

@@ -122,7 +122,7 @@ package final class LinuxQualitySource: LinkQualitySource {
         SystemCall.close(reader.wakeDescriptor)
         let counted = Self.statistics(of: reader)
         state.withLock { state in
-            state.counted = Self.adding(counted, to: state.counted)
+            state.counted = state.counted.adding(counted)
             state.estimator = QualityEstimator()
             state.estimates.removeAll()
         }
@@ -141,7 +141,7 @@ package final class LinuxQualitySource: LinkQualitySource {
 
     package var statistics: QualityStatistics {
         let (counted, reader) = state.withLock { ($0.counted, $0.reader) }
-        return reader.map { Self.adding(Self.statistics(of: $0), to: counted) } ?? counted
+        return reader.map { counted.adding(Self.statistics(of: $0)) } ?? counted
     }
 
     // MARK: - Reading
@@ -152,7 +152,7 @@ package final class LinuxQualitySource: LinkQualitySource {
         defer {
             sampler.close()
             let counted = sampler.statistics
-            state.withLock { $0.counted = Self.adding(counted, to: $0.counted) }
+            state.withLock { $0.counted = $0.counted.adding(counted) }
         }
         guard let batch = try? sampler.dump(now: now) else { return .unmeasured }
         var estimator = QualityEstimator()
@@ -280,19 +280,7 @@ package final class LinuxQualitySource: LinkQualitySource {
     // MARK: - Helpers
 
     private static func statistics(of reader: Reader) -> QualityStatistics {
-        adding(reader.sampler.statistics, to: reader.counted.withLock { $0 })
-    }
-
-    private static func adding(_ other: QualityStatistics, to total: QualityStatistics) -> QualityStatistics {
-        var sum = total
-        sum.reads += other.reads
-        sum.events += other.events
-        sum.samples += other.samples
-        sum.skippedFlows += other.skippedFlows
-        sum.malformedMessages += other.malformedMessages
-        sum.foreignMessages += other.foreignMessages
-        sum.hasEvents = total.hasEvents || other.hasEvents
-        return sum
+        reader.counted.withLock { $0 }.adding(reader.sampler.statistics)
     }
 
     /// `quality`, estimated at `madeAt`, with its age as of `now`; unknown once its newest sample is older than the
