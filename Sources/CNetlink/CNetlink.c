@@ -25,6 +25,9 @@ _Static_assert(offsetof(struct rtmsg, rtm_flags) == 8, "rtm_flags at 8");
 _Static_assert(offsetof(struct ifinfomsg, ifi_index) == 4, "ifi_index at 4");
 _Static_assert(offsetof(struct ifinfomsg, ifi_flags) == 8, "ifi_flags at 8");
 _Static_assert(offsetof(struct ifaddrmsg, ifa_index) == 4, "ifa_index at 4");
+_Static_assert(sizeof(struct ndmsg) == 12, "ndmsg is 12 bytes");
+_Static_assert(offsetof(struct ndmsg, ndm_ifindex) == 4, "ndm_ifindex at 4");
+_Static_assert(offsetof(struct ndmsg, ndm_state) == 8, "ndm_state at 8");
 
 uint32_t cnl_iff_up(void) { return IFF_UP; }
 uint32_t cnl_iff_loopback(void) { return IFF_LOOPBACK; }
@@ -44,7 +47,7 @@ static uint32_t cnl_group_mask(const unsigned *groups, size_t count) {
 
 uint32_t cnl_reachability_groups(void) {
     const unsigned groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE, RTNLGRP_ND_USEROPT };
+        RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE, RTNLGRP_IPV6_RULE, RTNLGRP_ND_USEROPT, RTNLGRP_NEIGH };
     return cnl_group_mask(groups, sizeof(groups) / sizeof(groups[0]));
 }
 

@@ -9,10 +9,14 @@ struct SnapshotPrinter: Sendable {
 
     /// Prints the snapshot; with `validation`, what the probe says too.
     func print(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) {
-        Output.line(
-            json
-                ? Self.jsonLine(snapshot, target: target, validation: validation)
-                : Self.humanLine(snapshot, target: target, validation: validation))
+        Output.line(line(snapshot, as: target, validation: validation))
+    }
+
+    /// The line ``print(_:as:validation:)`` prints.
+    func line(_ snapshot: ReachabilitySnapshot, as target: String, validation: ValidationOutcome? = nil) -> String {
+        json
+            ? Self.jsonLine(snapshot, target: target, validation: validation)
+            : Self.humanLine(snapshot, target: target, validation: validation)
     }
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, or with a modem's details

@@ -51,9 +51,9 @@ struct WatchCommand: ParsableCommand {
         var validator: ConnectivityValidator?
         for (argument, reachability) in watched {
             guard let configuration, argument.isInternet, validator == nil else {
+                let lines = WatchedLines(printer: printer, target: argument.text)
                 try reachability.addConsumer(
-                    rule: .snapshot, deliver: { snapshot in printer.print(snapshot, as: argument.text) },
-                    finish: { ended.signal() })
+                    rule: .snapshot, deliver: { snapshot in lines.print(snapshot) }, finish: { ended.signal() })
                 continue
             }
             // Validation probes run on NIO's threads, so this one target's lines are printed from two places.

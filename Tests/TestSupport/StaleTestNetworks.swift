@@ -25,10 +25,11 @@ public enum StaleTestNetworks {
         }
     }
 
-    /// The process a test namespace's name names: `nrt-<pid>-<number>`, or its gateway `nrt-<pid>-<number>-gw`.
+    /// The process a test namespace's name names: `nrt-<pid>-<number>`, or its gateways `nrt-<pid>-<number>-gw`
+    /// (`-gwa`, `-gwb`: ``TestNetwork/splitGateway()``).
     public static func owner(of name: String) -> pid_t? {
         let parts = name.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3 || (parts.count == 4 && parts[3] == "gw"), parts[0] == "nrt", Int(parts[2]) != nil
+        guard parts.count == 3 || (parts.count == 4 && ["gw", "gwa", "gwb"].contains(parts[3])), parts[0] == "nrt", Int(parts[2]) != nil
         else { return nil }
         return pid_t(parts[1])
     }

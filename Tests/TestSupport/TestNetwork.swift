@@ -23,6 +23,8 @@ public final class TestNetwork: @unchecked Sendable {
     /// raise EPIPE and end it (Python writes "ready" and the newline separately).
     var helperPipes: [ExclusivePipe] = []
     private var isRemoved = false
+    /// Namespaces beside the two, made by ``splitGateway()``.
+    private var extraNamespaces: [String] = []
     private static let counter = NSLock()
     nonisolated(unsafe) private static var next = 0
     /// Set once the first network of this process has swept what killed test processes left behind.
@@ -178,6 +180,89 @@ public final class TestNetwork: @unchecked Sendable {
 
     private func exec(in namespace: String, _ arguments: [String]) throws {
         try Command.run(["ip", "netns", "exec", namespace] + arguments, check: true)
+    }
+
+    // MARK: - Two gateways behind one link
+
+    /// The MAC address of ``splitGateway()``'s first gateway.
+    public static let firstGatewayMAC = "02:00:00:00:0a:01"
+    /// The MAC address of its second.
+    public static let secondGatewayMAC = "02:00:00:00:0b:01"
+    /// Which of the two gateways is up: 0 or 1, while split.
+    private var activeGateway = 0
+
+    /// Makes the gateway namespace a switch (`rngw` in a bridge) with two gateway namespaces behind it, `…-gwa` and
+    /// `…-gwb`, each holding the gateway's addresses (``gatewayIPv4``, ``gatewayIPv6``) with a MAC address of its own
+    /// (``firstGatewayMAC``, ``secondGatewayMAC``); the first is up, the second down. ``swapGateway()`` swaps them:
+    /// the same addresses behind another gateway, while the host's link stays up. Each gateway announces itself when
+    /// it comes up (gratuitous ARP, unsolicited neighbour advertisement), as routers do, so the host's neighbour
+    /// table follows.
+    public func splitGateway() throws {
+        try ip(in: gatewayName, "addr", "flush", "dev", "rngw")
+        try ip(in: gatewayName, "link", "add", "rnbr", "type", "bridge")
+        try ip(in: gatewayName, "link", "set", "rngw", "master", "rnbr")
+        try ip(in: gatewayName, "link", "set", "rnbr", "up")
+        for (suffix, mac) in [("gwa", Self.firstGatewayMAC), ("gwb", Self.secondGatewayMAC)] {
+            let namespace = "\(name)-\(suffix)"
+            try Command.run(["ip", "netns", "add", namespace], check: true)
+            extraNamespaces.append(namespace)
+            try exec(in: namespace, [
+                "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0", "net.ipv6.conf.default.accept_dad=0",
+                "net.ipv4.conf.all.arp_notify=1", "net.ipv4.conf.default.arp_notify=1",
+                "net.ipv6.conf.all.ndisc_notify=1", "net.ipv6.conf.default.ndisc_notify=1",
+            ])
+            try ip(in: gatewayName, "link", "add", "rnp\(suffix)", "type", "veth", "peer", "name", "rnr", "netns", namespace)
+            try ip(in: gatewayName, "link", "set", "rnp\(suffix)", "master", "rnbr")
+            try ip(in: gatewayName, "link", "set", "rnp\(suffix)", "up")
+            try ip(in: namespace, "link", "set", "rnr", "address", mac)
+            try ip(in: namespace, "addr", "add", "\(Self.gatewayIPv4)/24", "dev", "rnr")
+            try ip(in: namespace, "addr", "add", "\(Self.gatewayIPv6)/64", "dev", "rnr", "nodad")
+        }
+        try ip(in: "\(name)-gwa", "link", "set", "rnr", "up")
+        activeGateway = 0
+    }
+
+    /// Takes the gateway that is up down and brings the other up (``splitGateway()``); once its link carries, the
+    /// new gateway announces its MAC address with a gratuitous ARP, as a router does when it comes up (the kernel's
+    /// own, at the moment the link comes up, goes out before the switch forwards it).
+    public func swapGateway() throws {
+        let (down, up) = activeGateway == 0 ? ("gwa", "gwb") : ("gwb", "gwa")
+        try ip(in: "\(name)-\(down)", "link", "set", "rnr", "down")
+        try ip(in: "\(name)-\(up)", "link", "set", "rnr", "up")
+        activeGateway = 1 - activeGateway
+        try waitForOperationalState("UP", of: "rnp\(up)", in: gatewayName)
+        try waitForOperationalState("UP", of: "rnr", in: "\(name)-\(up)")
+        let mac = (up == "gwa" ? Self.firstGatewayMAC : Self.secondGatewayMAC).replacingOccurrences(of: ":", with: "")
+        let script = """
+            import socket, struct
+            mac, ip = bytes.fromhex('\(mac)'), socket.inet_aton('\(Self.gatewayIPv4)')
+            arp = struct.pack('!HHBBH', 1, 0x0800, 6, 4, 1) + mac + ip + bytes(6) + ip
+            s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+            s.bind(('rnr', 0))
+            s.send(b'\\xff' * 6 + mac + b'\\x08\\x06' + arp)
+            """
+        try exec(in: "\(name)-\(up)", ["/usr/bin/python3", "-c", script])
+    }
+
+    private func waitForOperationalState(_ state: String, of device: String, in namespace: String) throws {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let output = try Command.run(["ip", "-n", namespace, "-br", "link", "show", device], check: true).standardOutput
+            if output.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == Substring(state) { return }
+            usleep(10_000)
+        }
+        throw CommandError(
+            command: ["wait for \(device) \(state) in \(namespace)"],
+            result: CommandResult(status: 1, standardOutput: "", standardError: "timed out"))
+    }
+
+    /// Sends one UDP datagram from the host to `address` (port 9, discard), so the host resolves its neighbour.
+    public func touch(_ address: String) throws {
+        let family = address.contains(":") ? "AF_INET6" : "AF_INET"
+        try exec(in: name, [
+            "/usr/bin/python3", "-c",
+            "import socket; socket.socket(socket.\(family), socket.SOCK_DGRAM).sendto(b'x', ('\(address)', 9))",
+        ])
     }
 
     // MARK: - Processes inside
@@ -350,6 +435,7 @@ public final class TestNetwork: @unchecked Sendable {
         for process in processes { process.end() }
         _ = try? Command.run(["ip", "netns", "del", name])
         _ = try? Command.run(["ip", "netns", "del", gatewayName])
+        for namespace in extraNamespaces { _ = try? Command.run(["ip", "netns", "del", namespace]) }
         try? FileManager.default.removeItem(atPath: etcDirectory)
         if let dnsRecordsDirectory { try? FileManager.default.removeItem(atPath: dnsRecordsDirectory) }
     }

@@ -13,6 +13,7 @@
 #include <linux/if_addr.h>
 #include <linux/if_arp.h>
 #include <linux/fib_rules.h>
+#include <linux/neighbour.h>
 
 // MARK: - Alignment and header sizes
 
@@ -24,6 +25,7 @@ static inline uint32_t cnl_rtmsg_length(void) { return sizeof(struct rtmsg); }
 static inline uint32_t cnl_ifinfomsg_length(void) { return sizeof(struct ifinfomsg); }
 static inline uint32_t cnl_ifaddrmsg_length(void) { return sizeof(struct ifaddrmsg); }
 static inline uint32_t cnl_fib_rule_hdr_length(void) { return sizeof(struct fib_rule_hdr); }
+static inline uint32_t cnl_ndmsg_length(void) { return sizeof(struct ndmsg); }
 static inline uint16_t cnl_nla_type_mask(void) { return (uint16_t)(NLA_TYPE_MASK & 0xFFFF); }
 
 // MARK: - Interface flags (linux/if.h names clash with glibc's net/if.h, so they cross as functions)
@@ -39,9 +41,17 @@ uint8_t cnl_if_oper_down(void);
 
 // MARK: - Multicast groups of the subscription
 
-/// The rtnetlink groups whose messages can change a reachability answer:
-/// links, IPv4/IPv6 addresses, IPv4/IPv6 routes, IPv4/IPv6 policy rules, and router advertisement options.
+/// The rtnetlink groups whose messages can change a reachability answer or a network's identity:
+/// links, IPv4/IPv6 addresses, IPv4/IPv6 routes, IPv4/IPv6 policy rules, router advertisement options, and
+/// neighbours (a gateway's link-layer address).
 uint32_t cnl_reachability_groups(void);
+
+// MARK: - Neighbours (RTM_NEWNEIGH, RTM_DELNEIGH)
+
+/// The neighbour states in which the kernel holds a link-layer address it trusts (the kernel's `NUD_VALID`).
+static inline uint16_t cnl_nud_valid(void) {
+    return NUD_PERMANENT | NUD_NOARP | NUD_REACHABLE | NUD_PROBE | NUD_STALE | NUD_DELAY;
+}
 
 // MARK: - Router advertisement options (RTM_NEWNDUSEROPT)
 

@@ -9,7 +9,7 @@ package final class TargetEvaluator {
     /// A route that carries them is a default, a split default or a VPN's wider route; a route that only
     /// covers a private or link-local prefix never matches them.
     package static let internetProbeIPv4 = try! IPAddress("8.8.8.8")
-    static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
+    package static let internetProbeIPv6 = try! IPAddress("2001:4860:4860::8888")
     /// Both, as a dependency lists them: one array every unrouted IPv4 target shares.
     static let internetProbes = [internetProbeIPv4, internetProbeIPv6]
 

@@ -24,6 +24,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         var supportsDNS: Bool = false
         var details: LinkDetails? = nil
         var quality: LinkQuality? = nil
+        var network: NetworkIdentity? = nil
     }
 
     private final class Storage: @unchecked Sendable {
@@ -75,6 +76,12 @@ public struct ReachabilityPath: Sendable, Hashable {
     public var quality: LinkQuality? {
         get { storage.fields.quality }
         set { update { $0.quality = newValue } }
+    }
+    /// Which network the route's interface is attached to (``NetworkIdentity``): `nil` while the platform knows no
+    /// identity for it (no gateway, or the gateway's MAC address not resolved yet).
+    public var network: NetworkIdentity? {
+        get { storage.fields.network }
+        set { update { $0.network = newValue } }
     }
     /// For a host target: the resolution behind the path; `nil` for other targets.
     public var host: HostResolution? {
@@ -164,7 +171,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
         synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil, gateways: [IPAddress]? = nil,
         availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false, details: LinkDetails? = nil,
-        quality: LinkQuality? = nil
+        quality: LinkQuality? = nil, network: NetworkIdentity? = nil
     ) {
         storage = Storage(
             Fields(
@@ -172,7 +179,8 @@ public struct ReachabilityPath: Sendable, Hashable {
                 supportsIPv6: supportsIPv6, host: host, nat64Prefixes: nat64Prefixes,
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
                 synthesizedAddress: synthesizedAddress, reason: reason,
-                supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details, quality: quality))
+                supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details, quality: quality,
+                network: network))
         if let gateways { self.gateways = gateways }
         if let availableInterfaces { self.availableInterfaces = availableInterfaces }
     }
@@ -187,6 +195,7 @@ extension ReachabilityPath: Codable {
         case gateways, availableInterfaces
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
         case effectiveType
+        case network
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -207,13 +216,14 @@ extension ReachabilityPath: Codable {
             availableInterfaces: try container.decodeIfPresent([NetworkInterface].self, forKey: .availableInterfaces),
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
             details: try LinkDetails(from: decoder),
-            quality: try container.contains(.effectiveType) ? LinkQuality(from: decoder) : nil)
+            quality: try container.contains(.effectiveType) ? LinkQuality(from: decoder) : nil,
+            network: try container.decodeIfPresent(NetworkIdentity.self, forKey: .network))
         isInternet = container.contains(.isIPv6Only)
     }
 
     /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
-    /// `supportsIPv6`, `isExpensive`, `reason`, `gateways` and `availableInterfaces` always (null or empty where
-    /// absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
+    /// `supportsIPv6`, `isExpensive`, `reason`, `gateways`, `availableInterfaces` and `network` (``NetworkIdentity``:
+    /// `id`, `label`, `ingredients`) always (null or empty where absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
     /// internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target; and those of
     /// ``details`` that a source knows (`radioTechnology`, `accessTechnologies`, `signal`, `isRoaming`, `isMetered`,
@@ -229,6 +239,7 @@ extension ReachabilityPath: Codable {
         try container.encode(reason, forKey: .reason)
         try container.encode(gateways, forKey: .gateways)
         try container.encode(availableInterfaces, forKey: .availableInterfaces)
+        try container.encode(network, forKey: .network)
         if isInternet {
             try container.encode(supportsDNS, forKey: .supportsDNS)
             try container.encode(isIPv6Only, forKey: .isIPv6Only)

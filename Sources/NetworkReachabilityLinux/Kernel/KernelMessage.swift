@@ -1,5 +1,10 @@
 import NetworkReachabilityCore
 import CNetlink
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
 
 /// One rtnetlink notification or dump entry, typed: the only way kernel bytes enter the library's state.
 enum KernelMessage: Sendable, Equatable {
@@ -9,7 +14,9 @@ enum KernelMessage: Sendable, Equatable {
     /// A policy rule was added or removed; its content does not matter, only that rules changed.
     case rule
     case routerAdvertisement(RouterAdvertisement)
-    /// A type the library does not read (`NLMSG_DONE`, `NLMSG_ERROR`, neighbours…).
+    /// A neighbour entry was added, changed or removed.
+    case neighbour(Neighbour)
+    /// A type the library does not read (`NLMSG_DONE`, `NLMSG_ERROR`, a bridge's forwarding entries…).
     case other
 
     /// Parses one message; `nil` when it is one of the types above but truncated or lying about a length.
@@ -27,6 +34,16 @@ enum KernelMessage: Sendable, Equatable {
         case Int32(RTM_NEWRULE), Int32(RTM_DELRULE):
             guard message.payload.count >= Int(cnl_fib_rule_hdr_length()) else { return nil }
             self = .rule
+        case Int32(RTM_NEWNEIGH), Int32(RTM_DELNEIGH):
+            guard message.payload.count >= Int(cnl_ndmsg_length()) else { return nil }
+            // An entry with no IP address (a bridge's forwarding database, AF_BRIDGE) is not ours to read.
+            guard let neighbour = Neighbour(message) else {
+                let family = message.payload.byte(at: 0)
+                if family == UInt8(AF_INET) || family == UInt8(AF_INET6) { return nil }
+                self = .other
+                return
+            }
+            self = .neighbour(neighbour)
         case Int32(RTM_NEWNDUSEROPT):
             guard let advertisement = NDUserOptionMessage.parse(message) else { return nil }
             self = .routerAdvertisement(advertisement)

@@ -168,6 +168,11 @@ final class KernelQueries: RouteQuerying {
         try dump(.addresses, InterfaceAddress.init)
     }
 
+    /// One family's neighbour table (`RTM_GETNEIGH` dump): the entries that name an IP address.
+    func neighbours(family: IPAddress.Family) throws(ReachabilityError) -> [Neighbour] {
+        try dump(.neighbours(family: family), Neighbour.init)
+    }
+
     /// The links as this client follows them, for one read: the first link asked for catches up with the
     /// notifications queued since the read began, unless an exchange of the read already did.
     func followedLinks() -> FollowedLinks {

@@ -27,11 +27,13 @@ enum KernelRequest: Equatable {
     case links
     /// `RTM_GETADDR` dump: every address.
     case addresses
+    /// `RTM_GETNEIGH` dump of one family's neighbour table (`ip neigh`).
+    case neighbours(family: IPAddress.Family)
 
     /// Whether the kernel answers with a dump (many messages, then `NLMSG_DONE`).
     var isDump: Bool {
         switch self {
-        case .links, .addresses, .routes, .rules: true
+        case .links, .addresses, .routes, .rules, .neighbours: true
         case .route, .matchedRoute, .link, .linkNamed: false
         }
     }
@@ -43,6 +45,7 @@ enum KernelRequest: Equatable {
         case .rules: UInt16(RTM_GETRULE)
         case .link, .linkNamed, .links: UInt16(RTM_GETLINK)
         case .addresses: UInt16(RTM_GETADDR)
+        case .neighbours: UInt16(RTM_GETNEIGH)
         }
     }
 
@@ -92,6 +95,8 @@ enum KernelRequest: Equatable {
             familyHeader = Int(cnl_ifinfomsg_length())
         case .addresses:
             familyHeader = Int(cnl_ifaddrmsg_length())
+        case .neighbours:
+            familyHeader = Int(cnl_ndmsg_length())
         }
         return NetlinkWriter.headerSize + Int(cnl_nlmsg_align(UInt32(familyHeader))) + attributes
     }
@@ -138,6 +143,12 @@ enum KernelRequest: Equatable {
             Self.writeLinkHeader(index: 0, into: &writer)
         case .addresses:
             writer.field(UInt64(0))  // struct ifaddrmsg, all zero: every family, every link
+        case .neighbours(let family):
+            // struct ndmsg: the family, then all zero (padding, every link, every state, flags, type)
+            writer.field(Self.addressFamily(family))
+            writer.field(UInt8(0))
+            writer.field(UInt16(0))
+            writer.field(UInt64(0))
         }
     }
 

@@ -10,6 +10,8 @@ final class NetlinkPass: RoutingPass {
     let changes: NetworkChanges
     let evaluator: TargetEvaluator
     var tables = RouteSharing.PassTables()
+    /// The identities of the networks the pass's paths lead into, asked once per interface for all its parts.
+    var identities: NetworkIdentityReader?
 
     init(of subscription: NetlinkSubscription, after changes: NetworkChanges, evaluator: TargetEvaluator) {
         self.subscription = subscription

@@ -29,6 +29,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private let watchedNamespace: NetworkNamespace?
     // Touched only on the monitor's thread (waitForChanges, evaluate, close).
     private var links: LinkTable
+    /// The gateways' link-layer addresses that networks' identities rest on.
+    private var neighbours = NeighbourBook()
     private var sharing = RouteSharing()
     /// Whether the internet's route may have several next hops, so a pass asks its table entry along with the probes
     /// (``TargetEvaluator/asksInternetEntries``). True until a pass found a single next hop; true again when a route
@@ -72,6 +74,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         configurationFiles = ConfigurationFileWatcher(namespace: watchedNamespace)
         do {
             links = LinkTable(try queries.links())
+            neighbours = try Self.neighbourBook(queries)
         } catch {
             subscription.close()
             SystemCall.close(wakeDescriptor)
@@ -152,7 +155,28 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     /// pass found of the internet's next hops for the passes after it.
     func evaluate(_ targets: [DueTarget], in pass: NetlinkPass) -> [TargetEvaluation] {
         defer { if let isMultipath = pass.evaluator.internetIsMultipath { internetMayBeMultipath = isMultipath } }
-        return sharing.evaluate(targets, after: pass.changes, with: pass.evaluator, tables: &pass.tables, queries: queries)
+        let evaluations = sharing.evaluate(
+            targets, after: pass.changes, with: pass.evaluator, tables: &pass.tables, queries: queries)
+        let identities =
+            pass.identities
+            ?? NetworkIdentityReader(queries: queries, links: links) { [unowned self] address, index in
+                neighbours.linkAddress(of: address, onInterface: index)
+            }
+        pass.identities = identities
+        let identified = evaluations.map { evaluation in
+            guard case .success(let snapshot) = evaluation.result else { return evaluation }
+            var identified = evaluation
+            // A failed lookup of the gateway leaves the path without an identity, not the target without an answer.
+            identified.result = .success((try? identities.identified(snapshot)) ?? snapshot)
+            return identified
+        }
+        for gateway in identities.gateways { neighbours.watch(gateway.address, onInterface: gateway.interfaceIndex) }
+        return identified
+    }
+
+    /// The neighbour tables of both families, as the kernel holds them now.
+    private static func neighbourBook(_ queries: KernelQueries) throws(ReachabilityError) -> NeighbourBook {
+        NeighbourBook(try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6))
     }
 
     /// The evaluator of a new pass, told what the subscription keeps between passes: whether the internet's route
@@ -249,6 +273,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         internetMayBeMultipath = true
         do {
             links = LinkTable(try queries.links())
+            neighbours = try Self.neighbourBook(queries)
         } catch {
             return .failed(error)
         }
@@ -286,6 +311,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             }
             links.apply(link)
             if link.isDeletion { _ = provisioning.forgetInterface(link.index) }
+            // A link that cannot carry may come back on another network: its gateways are learned anew.
+            if link.isDeletion || !link.isReadyToCarry { neighbours.forget(interfaceIndex: link.index) }
             return .relevant
         case .address(let address):
             changes.recordAddress(address.address, onInterface: address.interfaceIndex)
@@ -302,6 +329,12 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             return .relevant
         case .routerAdvertisement(let advertisement):
             return provisioning.record(advertisement, at: MonotonicClock.milliseconds()) ? .advertised : .ignored
+        case .neighbour(let neighbour):
+            // Only a gateway an identity rests on matters, and only when its link-layer address changed: the states
+            // an entry passes through (reachable, stale, probe) are most of these messages.
+            guard neighbours.apply(neighbour) else { return .ignored }
+            changes.recordLink(neighbour.interfaceIndex)
+            return .relevant
         case .other: return .ignored
         }
     }

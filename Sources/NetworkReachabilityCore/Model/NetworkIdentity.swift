@@ -1,0 +1,66 @@
+/// Which network a path's interface is attached to: the same network after a reboot, a DHCP renewal or a restart has
+/// the same ``id``; another network with the same addresses behind another gateway has another.
+///
+/// The identity is a short salted hash of what the network itself shows (its gateway's link-layer address, its IPv6
+/// router), never of the host's own addresses alone: 192.168.1.1 is every home and every café. The salt is per host
+/// and kept, so the same network has the same ``id`` for every user and process of a host, and a log or a metric
+/// that shows it shows no MAC address. ``ingredients`` says what the hash rests on, never the values.
+public struct NetworkIdentity: Sendable, Hashable {
+    /// One kind of fact an identity can rest on.
+    public struct Ingredient: RawRepresentable, Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+        /// The kind's name, as JSON writes it.
+        public let rawValue: String
+        /// Makes a kind from its name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The link-layer (MAC) address of the interface's gateway: the IPv4 default gateway's, or on a network
+        /// without one the IPv6 router's.
+        public static let gatewayMAC = Ingredient(rawValue: "gatewayMAC")
+        /// The IPv6 router's link-local address, on a link without link-layer addresses (PPP, a tunnel, raw IP).
+        public static let router = Ingredient(rawValue: "router")
+        /// The name.
+        public var description: String { rawValue }
+        /// Orders kinds by name.
+        public static func < (lhs: Ingredient, rhs: Ingredient) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// The hash: 16 lowercase hexadecimal digits.
+    public var id: String
+    /// The name the host's network settings give this network, if any.
+    public var label: String?
+    /// What the hash rests on, in name order.
+    public var ingredients: [Ingredient]
+
+    /// Makes an identity.
+    public init(id: String, label: String? = nil, ingredients: [Ingredient]) {
+        self.id = id
+        self.label = label
+        self.ingredients = ingredients
+    }
+
+    /// The id's first four digits and an ellipsis, `a3f9…`: enough to tell a host's networks apart in a line.
+    public var shortID: String { id.prefix(4) + "…" }
+
+    /// `home (a3f9…)` for a labelled network, `7c21…` otherwise: what `reach watch` prints.
+    public var summary: String { label.map { "\($0) (\(shortID))" } ?? shortID }
+}
+
+extension NetworkIdentity: Codable {
+    private enum CodingKeys: String, CodingKey { case id, label, ingredients }
+
+    /// Decodes what ``encode(to:)`` writes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            label: try container.decodeIfPresent(String.self, forKey: .label),
+            ingredients: try container.decodeIfPresent([Ingredient].self, forKey: .ingredients) ?? [])
+    }
+
+    /// Encodes `id`, `label` (null without one) and `ingredients`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(label, forKey: .label)
+        try container.encode(ingredients, forKey: .ingredients)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Which network this is, from outside: two gateway namespaces with the same addresses and different MAC addresses
+/// behind one switch, swapped under a running `reach watch`, read again by `reach status` after restarts and an
+/// address renewal.
+@Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
+struct NetworkIdentityCLIInNamespaceTests {
+    /// The internet's `network` object once the host has resolved its gateway, within 5 s.
+    private func network(in network: TestNetwork) throws -> [String: Any] {
+        let deadline = Date().addingTimeInterval(5)
+        repeat {
+            let status = try ReachBinary.status(in: network, [])
+            if let identity = status.json["network"] as? [String: Any] { return identity }
+            try network.touch(TestNetwork.gatewayIPv4)
+            usleep(50_000)
+        } while Date() < deadline
+        throw CommandError(
+            command: ["reach status"], result: CommandResult(status: 1, standardOutput: "", standardError: "no network"))
+    }
+
+    @Test func twoGatewaysWithTheSameAddressesAreTwoNetworksAndASwapUnderWatchIsOneLine() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.splitGateway()
+
+        // The first gateway's network: the same identity for every reach that reads it, resting on its MAC alone
+        let first = try self.network(in: network)
+        let firstID = try #require(first["id"] as? String)
+        #expect(firstID.count == 16 && firstID.allSatisfy(\.isHexDigit))
+        #expect(first["ingredients"] as? [String] == ["gatewayMAC"])
+        #expect(first.keys.contains("label") && first["label"] is NSNull)
+        #expect(try self.network(in: network)["id"] as? String == firstID)
+        // No MAC address in what reach prints, in any spelling
+        let printed = try network.run([ReachBinary.path, "status", "--json"]).standardOutput.lowercased()
+        for spelling in ["02:00:00:00:0a:01", "020000000a01", "2:0:0:0:a:1"] { #expect(!printed.contains(spelling)) }
+
+        // When the gateway is swapped for another with the same addresses, a running watch prints one line saying so,
+        // and nothing else: the status did not change
+        let output = LineCollector()
+        _ = try network.start([ReachBinary.path, "watch"], output: output.pipe)
+        #expect(output.waitForLines(1).first?.hasPrefix("internet: reachable via wiredEthernet rn0") == true)
+        try network.swapGateway()
+        let lines = output.waitForLines(2)
+        let second = try self.network(in: network)
+        let secondID = try #require(second["id"] as? String)
+        #expect(secondID != firstID)
+        #expect(lines.count == 2 && lines[1] == "internet: network changed: \(firstID.prefix(4))… → \(secondID.prefix(4))…")
+        #expect(output.linesAfterQuiet().count == 2)
+
+        // When the first comes back, it is the first network again
+        try network.swapGateway()
+        #expect(output.waitForLines(3).last == "internet: network changed: \(secondID.prefix(4))… → \(firstID.prefix(4))…")
+        #expect(output.linesAfterQuiet().count == 3)
+
+        // An address renewal (removed and added again) keeps the identity
+        try network.ip("addr", "del", "\(TestNetwork.hostIPv4)/24", "dev", "rn0")
+        try network.ip("addr", "add", "\(TestNetwork.hostIPv4)/24", "dev", "rn0")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4)
+        #expect(output.waitForLine(after: 3) { $0.hasPrefix("internet: reachable") } != nil)
+        #expect(!output.linesAfterQuiet().dropFirst(3).contains { $0.contains("network changed") })
+        #expect(try self.network(in: network)["id"] as? String == firstID)
+    }
+}
