@@ -109,9 +109,15 @@ public final class NetworkReachability: Sendable {
     /// from its latest resolution (`unknown` while the first is pending) and is resolved again in the background.
     ///
     /// - Throws: ``ReachabilityError/systemCallFailed(call:errno:)`` when the kernel cannot be asked.
+    /// The path names the network its interface is attached to, which costs the kernel two route lookups and a read of
+    /// its neighbour table more; ``flags`` and ``status`` do without.
     public func currentSnapshot() throws(ReachabilityError) -> ReachabilitySnapshot {
-        monitor.detailed(
-            try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout), measuringQuality: measuresQuality)
+        monitor.detailed(monitor.backend.identified(try evaluated()), measuringQuality: measuresQuality)
+    }
+
+    /// The backend's answer now, before its path is given what only a snapshot needs.
+    private func evaluated() throws(ReachabilityError) -> ReachabilitySnapshot {
+        try monitor.backend.evaluate(target, resolutionTimeout: resolutionTimeout)
     }
 
     // MARK: - Link quality
@@ -140,10 +146,10 @@ public final class NetworkReachability: Sendable {
     public var qualityStatistics: QualityStatistics { monitor.qualityStatistics }
 
     /// The current flags, or `nil` when the kernel could not be asked (the error is logged).
-    public var flags: ReachabilityFlags? { logged(currentSnapshot)?.flags }
+    public var flags: ReachabilityFlags? { logged(evaluated)?.flags }
 
     /// The current status; `unknown` when the kernel could not be asked or a host's first resolution is pending.
-    public var status: NetworkReachabilityStatus { logged(currentSnapshot)?.status ?? .unknown }
+    public var status: NetworkReachabilityStatus { logged(evaluated)?.status ?? .unknown }
 
     private func logged<Value>(_ read: () throws(ReachabilityError) -> Value) -> Value? {
         do {

@@ -123,6 +123,20 @@ public final class SimulatedNetwork: Sendable {
         backend.settle()
     }
 
+    /// States which network the interface named `name` is attached to (``NetworkIdentity``), as a real host
+    /// reads it from its gateway; `nil` makes it unknown. Paths through the interface carry it, and listeners hear a
+    /// change of network even when nothing else changed, as they do when a laptop moves from one Wi-Fi to another.
+    ///
+    /// ```swift
+    /// try network.setNetwork(NetworkIdentity(id: "7c21a9e04b3d5f86", ingredients: [.gatewayMAC]), on: "wlan0")
+    /// ```
+    public func setNetwork(_ identity: NetworkIdentity?, on name: String) throws(SimulatedNetworkError) {
+        try backend.change { state throws(SimulatedNetworkError) in
+            let index = try Self.index(of: name, in: state)
+            state.setNetwork(identity, index)
+        }
+    }
+
     // MARK: - Addresses
 
     /// Adds an address with its prefix length, such as `192.168.1.20/24` or `2001:db8::20/64` (without a

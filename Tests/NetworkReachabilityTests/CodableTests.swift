@@ -62,7 +62,7 @@ struct CodableTests {
             Set(object.keys) == [
                 "target", "status", "connection", "flags", "flagsString", "interface", "gateway", "supportsIPv4",
                 "supportsIPv6", "isExpensive", "reason", "gateways", "availableInterfaces", "isIPv6Only", "nat64Prefixes",
-                "advertisedDNSServers", "captivePortal", "supportsDNS",
+                "advertisedDNSServers", "captivePortal", "supportsDNS", "network",
             ])
         #expect(object["status"] as? String == "reachable")
         #expect(object["connection"] as? String == "ethernetOrWiFi")

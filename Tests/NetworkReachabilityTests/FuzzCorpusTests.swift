@@ -25,10 +25,28 @@ struct FuzzCorpusTests {
                 parsedByType[message.type, default: 0] += 1
             }
         }
-        // Links, addresses, routes, rules and router advertisement options all occur, so all parsers ran.
-        for type in [RTM_NEWLINK, RTM_NEWADDR, RTM_DELADDR, RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWRULE, RTM_NEWNDUSEROPT] {
+        // Links, addresses, routes, rules, router advertisement options and neighbours all occur, so all parsers ran.
+        for type in [
+            RTM_NEWLINK, RTM_NEWADDR, RTM_DELADDR, RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWRULE, RTM_NEWNDUSEROPT, RTM_NEWNEIGH,
+            RTM_DELNEIGH,
+        ] {
             #expect(parsedByType[UInt16(type), default: 0] > 0, "no message of type \(type)")
         }
+    }
+
+    @Test func theCapturedNeighboursNameTheGatewaysAndTheChangedMACAddresses() throws {
+        let neighbours = FuzzInputs.read("corpus/netlink").filter { $0.name.contains("neighbour") }
+            .flatMap { NetlinkMessage.split($0.bytes[...]).messages }
+            .compactMap { message -> Neighbour? in
+                guard case .neighbour(let neighbour) = KernelMessage(message) else { return nil }
+                return neighbour
+            }
+        let gateway = try IPAddress("192.0.2.1")
+        #expect(neighbours.contains { $0.address == gateway && $0.linkLayerAddress?.count == 6 })
+        let added = try IPAddress("192.0.2.9")
+        let byHand = neighbours.filter { $0.address == added }
+        #expect(byHand.compactMap(\.linkLayerAddress).contains([2, 0, 0, 0, 0, 0x0a]))
+        #expect(byHand.contains { $0.isDeletion })
     }
 
     @Test func theCapturedRouterAdvertisementCarriesWhatTheRouterSent() throws {

@@ -123,7 +123,10 @@ struct ValidationCLIInNamespaceTests {
             #expect(line != nil, "\(mode)")
         }
         let lines = output.linesAfterQuiet().map(object)
-        let pairs = lines.map { "\($0["status"] ?? "") \($0["validation"] ?? "") \($0["loginURL"] ?? "")" }
+        // The network's identity is part of the state: the probe's first packet resolves the gateway, which names it.
+        let pairs = lines.map {
+            "\($0["status"] ?? "") \($0["validation"] ?? "") \($0["loginURL"] ?? "") \(($0["network"] as? [String: Any])?["id"] ?? "-")"
+        }
         // Never the same state twice in a row, and every outcome in its order.
         #expect(zip(pairs, pairs.dropFirst()).allSatisfy { $0 != $1 }, "\(pairs)")
         // Every outcome in its order (a retry 2 s after a portal may see the next mode before the route flaps,

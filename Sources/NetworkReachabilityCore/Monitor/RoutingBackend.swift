@@ -14,6 +14,9 @@ package protocol RoutingBackend: AnyObject, Sendable {
     /// Evaluates a target now. A host target answers from its latest resolution at once (pending before the first
     /// ends) and is resolved again in the background, within `resolutionTimeout`.
     func evaluate(_ target: ReachabilityTarget, resolutionTimeout: Duration) throws(ReachabilityError) -> ReachabilitySnapshot
+    /// `snapshot`, which a read evaluated, with its path's ``ReachabilityPath/network``: asked apart from the
+    /// evaluation because it costs the kernel questions a read of the flags alone does not need.
+    func identified(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot
     /// Every interface with its state and addresses, and which carry the internet.
     func interfaces() throws(ReachabilityError) -> [InterfaceStatus]
     /// Opens a subscription to the platform's changes; the monitor's thread uses it until it closes it.
@@ -24,6 +27,9 @@ package protocol RoutingBackend: AnyObject, Sendable {
 }
 
 extension RoutingBackend {
+    /// No network identities: every path's network is unknown.
+    package func identified(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot { snapshot }
+
     /// No reader of link quality: every path's quality is unknown.
     package var linkQuality: (any LinkQualitySource)? { nil }
 }

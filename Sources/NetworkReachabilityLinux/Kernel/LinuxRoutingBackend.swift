@@ -45,16 +45,6 @@ package final class LinuxRoutingBackend: RoutingBackend {
     package func evaluate(
         _ target: ReachabilityTarget, resolutionTimeout: Duration
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
-        let snapshot = try evaluateRoute(target, resolutionTimeout: resolutionTimeout)
-        let identities = NetworkIdentityReader.forRead(queries: queries, links: queries.followedLinks())
-        // A failed lookup of the gateway leaves the path without an identity, not the read without an answer.
-        return (try? identities.identified(snapshot)) ?? snapshot
-    }
-
-    /// The read's evaluation, before its path is given the network's identity.
-    private func evaluateRoute(
-        _ target: ReachabilityTarget, resolutionTimeout: Duration
-    ) throws(ReachabilityError) -> ReachabilitySnapshot {
         let evaluator = evaluator(resolutionTimeout: resolutionTimeout)
         guard case .address(let address) = target, address.zone == nil, address.family == .ipv4 else {
             return try evaluator.evaluate(target)
@@ -70,6 +60,12 @@ package final class LinuxRoutingBackend: RoutingBackend {
         }
         lastIPv4ReadWasUnrouted.store(snapshot.flags.isEmpty || snapshot.path.synthesizedAddress != nil, ordering: .relaxed)
         return snapshot
+    }
+
+    package func identified(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+        let identities = NetworkIdentityReader.forRead(queries: queries, links: queries.followedLinks())
+        // A failed lookup of the gateway leaves the path without an identity, not the read without an answer.
+        return (try? identities.identified(snapshot)) ?? snapshot
     }
 
     package func subscribe() throws(ReachabilityError) -> any RoutingSubscription {

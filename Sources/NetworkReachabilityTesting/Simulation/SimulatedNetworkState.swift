@@ -21,6 +21,8 @@ package struct SimulatedNetworkState: Sendable {
         /// Operstate `dormant`, as while 802.1X authentication runs.
         package var isDormant = false
         package var addresses: [(address: IPAddress, prefixLength: Int)] = []
+        /// The network it is attached to, as a test states it (``SimulatedNetwork/setNetwork(_:on:)``).
+        package var network: NetworkIdentity?
     }
 
     /// What a route does with a packet.
@@ -120,6 +122,10 @@ package struct SimulatedNetworkState: Sendable {
     /// Sets or clears operstate `dormant`.
     package mutating func setDormant(_ isDormant: Bool, _ index: Int) {
         update(index) { $0.isDormant = isDormant }
+    }
+
+    package mutating func setNetwork(_ network: NetworkIdentity?, _ index: Int) {
+        update(index) { $0.network = network }
     }
 
     private mutating func update(_ index: Int, _ change: (inout Interface) -> Void) {

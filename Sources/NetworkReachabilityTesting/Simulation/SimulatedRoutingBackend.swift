@@ -38,6 +38,20 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         try evaluator(refreshesHosts: true, resolutionTimeout: resolutionTimeout).evaluate(target)
     }
 
+    package func identified(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
+        Self.withStatedNetwork(snapshot, kernel)
+    }
+
+    /// `snapshot` with its path's ``ReachabilityPath/network``: the one its interface is attached to, as stated.
+    private static func withStatedNetwork(_ snapshot: ReachabilitySnapshot, _ kernel: SimulatedKernel) -> ReachabilitySnapshot {
+        guard let index = snapshot.path.interface?.index else { return snapshot }
+        let network = kernel.state.withLock { state in state.interfaces.first { $0.index == index }?.network }
+        guard network != snapshot.path.network else { return snapshot }
+        var identified = snapshot
+        identified.path.network = network
+        return identified
+    }
+
     package func subscribe() -> any RoutingSubscription {
         let (kernel, serviceLinkTypes, provisioning, hosts) = (kernel, serviceLinkTypes, provisioning, hosts)
         let opened = SimulatedSubscription { due in
@@ -47,7 +61,7 @@ package final class SimulatedRoutingBackend: RoutingBackend {
                 resolutionTimeout: NetworkReachability.defaultResolutionTimeout)
             return due.map { target in
                 TargetEvaluator.evaluation(of: target.target) { () throws(ReachabilityError) in
-                    try evaluator.evaluate(target.target)
+                    Self.withStatedNetwork(try evaluator.evaluate(target.target), kernel)
                 }
             }
         }
