@@ -7,13 +7,15 @@ import TestSupport
 /// address renewal.
 @Suite(.enabled(if: Command.isRoot, "NAMESPACE TESTS SKIPPED: they need root"), .ownThread)
 struct NetworkIdentityCLIInNamespaceTests {
-    /// The internet's `network` object once the host has resolved its gateway, within 5 s.
-    private func network(in network: TestNetwork) throws -> [String: Any] {
+    /// The `network` object of `target` (the internet) once the host has resolved its gateway, within 5 s.
+    private func network(in network: TestNetwork, _ target: [String] = [], gateway: String = TestNetwork.gatewayIPv4) throws
+        -> [String: Any]
+    {
         let deadline = Date().addingTimeInterval(5)
         repeat {
-            let status = try ReachBinary.status(in: network, [])
+            let status = try ReachBinary.status(in: network, target)
             if let identity = status.json["network"] as? [String: Any] { return identity }
-            try network.touch(TestNetwork.gatewayIPv4)
+            try network.touch(gateway)
             usleep(50_000)
         } while Date() < deadline
         throw CommandError(
@@ -61,5 +63,17 @@ struct NetworkIdentityCLIInNamespaceTests {
         #expect(output.waitForLine(after: 3) { $0.hasPrefix("internet: reachable") } != nil)
         #expect(!output.linesAfterQuiet().dropFirst(3).contains { $0.contains("network changed") })
         #expect(try self.network(in: network)["id"] as? String == firstID)
+    }
+
+    @Test func anIPv6OnlyNetworkRestsOnItsRoutersMACAndEveryTargetOnTheLinkSharesIt() throws {
+        let network = try TestNetwork(ipv4: false, ipv6: true)
+        defer { network.remove() }
+        let internet = try self.network(in: network, gateway: TestNetwork.gatewayIPv6)
+        #expect(internet["ingredients"] as? [String] == ["gatewayMAC"])
+        // An on-link address (no gateway of its own) is on the same network as the internet
+        let onLink = try self.network(in: network, ["2001:db8:0:1::77"], gateway: TestNetwork.gatewayIPv6)
+        #expect(onLink["id"] as? String == internet["id"] as? String)
+        // The host's own address leaves through lo: no network
+        #expect(try ReachBinary.status(in: network, [TestNetwork.hostIPv6]).json["network"] is NSNull)
     }
 }

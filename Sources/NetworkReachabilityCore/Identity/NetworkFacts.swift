@@ -24,6 +24,10 @@ package struct NetworkFacts: Sendable, Hashable {
         self.ipv6RouterLinkAddress = ipv6RouterLinkAddress
     }
 
+    /// Whether the IPv6 router can matter: it does only where there is no IPv4 gateway on a link with a link layer
+    /// (``identity(salt:)``), so a platform may skip asking for it otherwise.
+    package var needsIPv6Router: Bool { !(hasLinkLayer && ipv4Gateway != nil) }
+
     /// The identity these facts make under `salt`, or `nil` while they make none.
     ///
     /// On a link with a link layer the identity rests on the gateway's MAC address alone, as Windows' network

@@ -79,6 +79,22 @@ final class KernelQueries: RouteQuerying {
         return answers[0]
     }
 
+    /// The routes to several destinations, each pinned to the interface with `interfaceIndex`, in one round trip:
+    /// ``lookupRoute(to:from:outOf:)`` for each, answers in order.
+    func lookupRoutes(to destinations: [IPAddress], outOf interfaceIndex: Int) throws(ReachabilityError) -> [RouteAnswer] {
+        let answers = try lookupRoutes(2 * destinations.count) { position in
+            let destination = destinations[position / 2]
+            return position % 2 == 0
+                ? .route(to: destination, from: nil, interfaceIndex: interfaceIndex)
+                : .matchedRoute(to: destination, from: nil, interfaceIndex: interfaceIndex)
+        }
+        guard answers.count == 2 * destinations.count else { throw .malformedKernelReply("pinned route lookup answers") }
+        return destinations.indices.map { index in
+            guard case .route = answers[2 * index + 1] else { return answers[2 * index + 1] }
+            return answers[2 * index]
+        }
+    }
+
     /// Asks which table entry a packet to `destination` matches (`fibmatch`).
     func matchedRoute(to destination: IPAddress) throws(ReachabilityError) -> RouteAnswer {
         let answers = try lookupRoutes([.entry(matching: destination)])

@@ -64,6 +64,7 @@ package final class LinuxRoutingBackend: RoutingBackend {
 
     package func identified(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
         let identities = NetworkIdentityReader.forRead(queries: queries, links: queries.followedLinks())
+        identities.seed(from: [snapshot])
         // A failed lookup of the gateway leaves the path without an identity, not the read without an answer.
         return (try? identities.identified(snapshot)) ?? snapshot
     }

@@ -31,6 +31,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private var links: LinkTable
     /// The gateways' link-layer addresses that networks' identities rest on.
     private var neighbours = NeighbourBook()
+    /// Each interface's gateways as the last passes found them, kept while no change can have moved them.
+    private var interfaceGateways: [Int: NetworkIdentityReader.Gateways] = [:]
     private var sharing = RouteSharing()
     /// Whether the internet's route may have several next hops, so a pass asks its table entry along with the probes
     /// (``TargetEvaluator/asksInternetEntries``). True until a pass found a single next hop; true again when a route
@@ -148,7 +150,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     }
 
     func beginPass(after changes: NetworkChanges) -> any RoutingPass {
-        NetlinkPass(of: self, after: changes, evaluator: makePassEvaluator())
+        interfaceGateways = NetworkIdentityReader.forgettingGateways(after: changes, interfaceGateways)
+        return NetlinkPass(of: self, after: changes, evaluator: makePassEvaluator())
     }
 
     /// Evaluates one part of `pass`'s targets, with what the pass asked once for all its parts; then keeps what the
@@ -159,10 +162,11 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             targets, after: pass.changes, with: pass.evaluator, tables: &pass.tables, queries: queries)
         let identities =
             pass.identities
-            ?? NetworkIdentityReader(queries: queries, links: links) { [unowned self] address, index in
-                neighbours.linkAddress(of: address, onInterface: index)
+            ?? NetworkIdentityReader(queries: queries, links: links, knownGateways: interfaceGateways) {
+                [unowned self] address, index in neighbours.linkAddress(of: address, onInterface: index)
             }
         pass.identities = identities
+        identities.seed(from: evaluations.lazy.compactMap { try? $0.result.get() })
         let identified = evaluations.map { evaluation in
             guard case .success(let snapshot) = evaluation.result else { return evaluation }
             var identified = evaluation
@@ -170,7 +174,10 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             identified.result = .success((try? identities.identified(snapshot)) ?? snapshot)
             return identified
         }
-        for gateway in identities.gateways { neighbours.watch(gateway.address, onInterface: gateway.interfaceIndex) }
+        interfaceGateways = identities.gatewaysByInterface
+        for (index, gateways) in interfaceGateways {
+            for gateway in [gateways.ipv4, gateways.ipv6].compactMap({ $0 }) { neighbours.watch(gateway, onInterface: index) }
+        }
         return identified
     }
 
