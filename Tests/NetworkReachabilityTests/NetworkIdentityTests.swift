@@ -1,5 +1,7 @@
 import CNetlink
+import Foundation
 import Testing
+import TestSupport
 
 @testable import NetworkReachabilityCore
 @_spi(Tooling) @testable import NetworkReachabilityLinux
@@ -130,5 +132,51 @@ struct NetworkIdentityTests {
         book.forget(interfaceIndex: 7)
         #expect(book.linkAddress(of: gateway, onInterface: 7) == nil)
         #expect(!apply(Neighbour(interfaceIndex: 7, address: gateway, linkLayerAddress: macA)))
+    }
+
+    @Test func anOverflowsFreshTableKeepsTheGatewaysItFollowed() {
+        var book = NeighbourBook([Neighbour(interfaceIndex: 7, address: gateway, linkLayerAddress: macA)])
+        book.watch(gateway, onInterface: 7)
+        // The kernel dropped the idle gateway's entry while notifications were lost: the network stayed
+        let refreshed = book.refreshed(with: [])
+        #expect(refreshed.linkAddress(of: gateway, onInterface: 7) == macA)
+        // Resolved to another MAC meanwhile: that one
+        let moved = book.refreshed(with: [Neighbour(interfaceIndex: 7, address: gateway, linkLayerAddress: macB)])
+        #expect(moved.linkAddress(of: gateway, onInterface: 7) == macB)
+        var followed = moved
+        let changed = followed.apply(Neighbour(interfaceIndex: 7, address: gateway, linkLayerAddress: macA))
+        #expect(changed)
+    }
+
+    @Test func aMoveReadsWithShortIDsThatNeverReadTheSame() {
+        let home = NetworkIdentity(id: "06cff84c41a044e5", label: "home", ingredients: [.gatewayMAC])
+        let cafe = NetworkIdentity(id: "7c21e0a94b3d5f86", ingredients: [.gatewayMAC])
+        #expect(NetworkIdentity.change(from: home, to: cafe) == "home (06cf…) → 7c21…")
+        // A neighbour that chose its MAC so the first four digits collide (the attack found one in 0.8 s)
+        let lookalike = NetworkIdentity(id: "06cf259e5e981cfb", ingredients: [.gatewayMAC])
+        #expect(NetworkIdentity.change(from: home, to: lookalike) == "home (06cff…) → 06cf2…")
+        let twin = NetworkIdentity(id: "06cff84c41a044e4", ingredients: [.gatewayMAC])
+        #expect(NetworkIdentity.change(from: twin, to: home) == "06cff84c41a044e4 → home (06cff84c41a044e5)")
+    }
+
+    @Test func aKeptKeyIsReadMadeOnceRepairedAndNeverTakenFromAnotherUser() throws {
+        #expect(HostSalt.machineID("3d1219c7c4c5404aaa1f6d2a48adfda4\n")?.count == 32)
+        #expect(HostSalt.machineID("uninitialized\n") == nil && HostSalt.machineID("") == nil)
+        let folder = try TestFolder.make("salt")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let directory = folder + "/state/reach"
+        let key = try #require(HostSalt.keptKey(in: directory, owner: 0, readableByAll: false))
+        #expect(key.count == 32 && HostSalt.keptKey(in: directory, owner: 0, readableByAll: false) == key)
+        var info = stat()
+        #expect(stat(directory + "/identity-salt", &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // Cut short: replaced by a valid key, not a new one per run
+        #expect(truncate(directory + "/identity-salt", 5) == 0)
+        let repaired = try #require(HostSalt.keptKey(in: directory, owner: 0, readableByAll: false))
+        #expect(repaired != key && HostSalt.keptKey(in: directory, owner: 0, readableByAll: false) == repaired)
+        // Another user's file, or a directory others may write: no key
+        #expect(chown(directory + "/identity-salt", 65534, 65534) == 0)
+        #expect(HostSalt.keptKey(in: directory, owner: 0, readableByAll: false) == nil)
+        #expect(chown(directory + "/identity-salt", 0, 0) == 0 && chmod(directory, 0o777) == 0)
+        #expect(HostSalt.keptKey(in: directory, owner: 0, readableByAll: false) == nil)
     }
 }

@@ -76,4 +76,42 @@ struct NetworkIdentityCLIInNamespaceTests {
         // The host's own address leaves through lo: no network
         #expect(try ReachBinary.status(in: network, [TestNetwork.hostIPv6]).json["network"] is NSNull)
     }
+
+    @Test func aMoveDuringACarrierLossIsNamedAndAStaticGatewayEntryOutlivesIt() throws {
+        let network = try TestNetwork(ipv4: true, ipv6: false)
+        defer { network.remove() }
+        try network.splitGateway()
+        let firstID = try #require(try self.network(in: network)["id"] as? String)
+        let output = LineCollector()
+        _ = try network.start([ReachBinary.path, "watch"], output: output.pipe)
+        #expect(output.waitForLines(1).count == 1)
+
+        // The cable is out while the other gateway takes over; back in, the host resolves the new one: the move is
+        // named although a status line came between
+        try network.gatewayIP("link", "set", "rngw", "down")
+        #expect(output.waitForLine { $0.hasPrefix("internet: not reachable") } != nil)
+        try network.swapGateway()
+        try network.gatewayIP("link", "set", "rngw", "up")
+        #expect(output.waitForLine(after: 1) { $0.hasPrefix("internet: reachable") } != nil)
+        let secondID = try #require(try self.network(in: network)["id"] as? String)
+        let moved = output.waitForLine { $0.contains("network changed") }
+        #expect(moved == "internet: network changed: \(firstID.prefix(4))… → \(secondID.prefix(4))…")
+
+        // A static (permanent) entry for the gateway survives carrier loss without a notification: a running watch
+        // names the network again when the link is back, as a read does
+        try network.ip("neigh", "replace", TestNetwork.gatewayIPv4, "lladdr", TestNetwork.secondGatewayMAC, "dev", "rn0", "nud", "permanent")
+        let json = LineCollector()
+        _ = try network.start([ReachBinary.path, "watch", "--json"], output: json.pipe)
+        let id = { (line: String) in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]).flatMap {
+                ($0["network"] as? [String: Any])?["id"] as? String
+            }
+        }
+        #expect(json.waitForLines(1).first.flatMap(id) == secondID)
+        try network.gatewayIP("link", "set", "rngw", "down")
+        #expect(json.waitForLines(2).count == 2)
+        try network.gatewayIP("link", "set", "rngw", "up")
+        #expect(json.waitForLine(after: 2) { id($0) == secondID } != nil)
+        #expect(id(json.linesAfterQuiet().last ?? "") == secondID)
+    }
 }

@@ -37,11 +37,22 @@ public struct NetworkIdentity: Sendable, Hashable {
         self.ingredients = ingredients
     }
 
-    /// The id's first four digits and an ellipsis, `a3f9…`: enough to tell a host's networks apart in a line.
-    public var shortID: String { id.prefix(4) + "…" }
-
     /// `home (a3f9…)` for a labelled network, `7c21…` otherwise: what `reach watch` prints.
-    public var summary: String { label.map { "\($0) (\(shortID))" } ?? shortID }
+    public var summary: String { summary(digits: 4) }
+
+    private func summary(digits: Int) -> String {
+        let short = id.prefix(digits) + (digits < id.count ? "…" : "")
+        return label.map { "\($0) (\(short))" } ?? String(short)
+    }
+
+    /// `home (a3f9…) → 7c21…`: a move from one network to another as `reach watch` prints it, each id as short as
+    /// ``summary``, longer where the two would read the same (one pair in 65,536, or a neighbour that chose its MAC
+    /// address to collide).
+    package static func change(from before: NetworkIdentity, to after: NetworkIdentity) -> String {
+        var digits = 4
+        while digits < min(before.id.count, after.id.count), before.id.prefix(digits) == after.id.prefix(digits) { digits += 1 }
+        return "\(before.summary(digits: digits)) → \(after.summary(digits: digits))"
+    }
 }
 
 extension NetworkIdentity: Codable {

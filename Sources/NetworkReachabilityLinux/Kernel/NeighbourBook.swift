@@ -23,6 +23,15 @@ struct NeighbourBook {
         for neighbour in neighbours { _ = apply(neighbour) }
     }
 
+    /// The table as a dump after an overflow found it, keeping what this book learned of the gateways it follows
+    /// whose entries the kernel has dropped: the overflow lost notifications, not the network.
+    func refreshed(with neighbours: [Neighbour]) -> NeighbourBook {
+        var book = NeighbourBook(neighbours)
+        book.gateways = gateways
+        for key in gateways where book.addresses[key] == nil { book.addresses[key] = addresses[key] }
+        return book
+    }
+
     /// The link-layer address last learned for `address` on the link with `interfaceIndex`.
     func linkAddress(of address: IPAddress, onInterface interfaceIndex: Int) -> [UInt8]? {
         addresses[Key(interfaceIndex: interfaceIndex, address: address.withoutZone)]

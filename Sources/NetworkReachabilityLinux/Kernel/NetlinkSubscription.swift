@@ -31,6 +31,9 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     private var links: LinkTable
     /// The gateways' link-layer addresses that networks' identities rest on.
     private var neighbours = NeighbourBook()
+    /// Set when a link came back (up, carrier): the kernel kept its permanent neighbour entries through the loss and
+    /// will not announce them again, so the table is read once the batch is drained.
+    private var rereadsNeighbours = false
     /// Each interface's gateways as the last passes found them, kept while no change can have moved them.
     private var interfaceGateways: [Int: NetworkIdentityReader.Gateways] = [:]
     private var sharing = RouteSharing()
@@ -76,7 +79,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         configurationFiles = ConfigurationFileWatcher(namespace: watchedNamespace)
         do {
             links = LinkTable(try queries.links())
-            neighbours = try Self.neighbourBook(queries)
+            neighbours = NeighbourBook(try Self.neighbourTable(queries))
         } catch {
             subscription.close()
             SystemCall.close(wakeDescriptor)
@@ -182,8 +185,8 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
     }
 
     /// The neighbour tables of both families, as the kernel holds them now.
-    private static func neighbourBook(_ queries: KernelQueries) throws(ReachabilityError) -> NeighbourBook {
-        NeighbourBook(try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6))
+    private static func neighbourTable(_ queries: KernelQueries) throws(ReachabilityError) -> [Neighbour] {
+        try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6)
     }
 
     /// The evaluator of a new pass, told what the subscription keeps between passes: whether the internet's route
@@ -275,12 +278,20 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         // deletion before the route leaves the table, a link going down before its routes are flushed.
         // Lookups take no lock, so wait for the lock to be free before anything is looked up.
         if relevant || overflowed { SystemCall.awaitRoutingLock(subscription.descriptor) }
+        if rereadsNeighbours && !overflowed {
+            rereadsNeighbours = false
+            do {
+                neighbours = neighbours.refreshed(with: try Self.neighbourTable(queries))
+            } catch {
+                return .failed(error)
+            }
+        }
         guard overflowed else { return relevant ? .changed(changes) : advertised ? .changed(.everything) : .woken }
         sharing.forget()
         internetMayBeMultipath = true
         do {
             links = LinkTable(try queries.links())
-            neighbours = try Self.neighbourBook(queries)
+            neighbours = neighbours.refreshed(with: try Self.neighbourTable(queries))
         } catch {
             return .failed(error)
         }
@@ -313,6 +324,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             if let before = links.link(index: link.index), !link.isDeletion, Self.usability(of: link) > Self.usability(of: before)
             {
                 changes.markEverything()
+                rereadsNeighbours = true
             } else {
                 changes.recordLink(link.index)
             }

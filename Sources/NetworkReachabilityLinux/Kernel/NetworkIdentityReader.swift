@@ -51,20 +51,10 @@ final class NetworkIdentityReader {
 
     /// A reader for one read: the neighbour tables are dumped when the first gateway is looked up.
     static func forRead(queries: KernelQueries, links: any LinkSource) -> NetworkIdentityReader {
-        var dumped: [NeighbourBook.Key: [UInt8]]?
+        var table: NeighbourBook?
         return NetworkIdentityReader(queries: queries, links: links) { (address, index) throws(ReachabilityError) in
-            if dumped == nil {
-                var table: [NeighbourBook.Key: [UInt8]] = [:]
-                for family in [IPAddress.Family.ipv4, .ipv6] {
-                    for neighbour in try queries.neighbours(family: family) {
-                        guard let linkAddress = neighbour.linkLayerAddress else { continue }
-                        table[NeighbourBook.Key(interfaceIndex: neighbour.interfaceIndex, address: neighbour.address)] =
-                            linkAddress
-                    }
-                }
-                dumped = table
-            }
-            return dumped?[NeighbourBook.Key(interfaceIndex: index, address: address.withoutZone)]
+            if table == nil { table = NeighbourBook(try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6)) }
+            return table?.linkAddress(of: address, onInterface: index)
         }
     }
 
@@ -95,7 +85,8 @@ final class NetworkIdentityReader {
     /// The identity of the network the interface with `index` is attached to, asked once per reader.
     func identity(ofInterface index: Int) throws(ReachabilityError) -> NetworkIdentity? {
         if let known = byInterface[index] { return known }
-        let identity = try facts(ofInterface: index).flatMap { $0.identity(salt: HostSalt.current) }
+        guard let salt = HostSalt.current else { return nil }
+        let identity = try facts(ofInterface: index).flatMap { $0.identity(salt: salt) }
         byInterface[index] = identity
         return identity
     }
