@@ -123,7 +123,7 @@ public final class SimulatedNetwork: Sendable {
         backend.settle()
     }
 
-    /// States which network the interface named `name` is attached to (``NetworkIdentity``), as a real host
+    /// States which network the interface named `name` is attached to (`NetworkIdentity`), as a real host
     /// reads it from its gateway; `nil` makes it unknown. Paths through the interface carry it, and listeners hear a
     /// change of network even when nothing else changed, as they do when a laptop moves from one Wi-Fi to another.
     ///

@@ -6,7 +6,7 @@ import NetworkReachabilityPOSIX
     import Musl
 #endif
 
-/// The per-host key every ``NetworkIdentity`` is hashed under, so that an identity seen in a log or a metric says
+/// The per-host key every `NetworkIdentity` is hashed under, so that an identity seen in a log or a metric says
 /// nothing of the MAC address behind it, and the same network has the same identity on this host for every user,
 /// process and boot.
 ///

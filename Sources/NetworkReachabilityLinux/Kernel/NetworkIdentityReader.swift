@@ -6,12 +6,12 @@ import CNetlink
     import Musl
 #endif
 
-/// Gives paths the identity of the network their interface is attached to (``NetworkFacts``): per interface, the
+/// Gives paths the identity of the network their interface is attached to (`NetworkFacts`): per interface, the
 /// kernel's gateway out of it for each family (the internet's probes looked up pinned to the interface, both in one
 /// round trip) and those gateways' link-layer addresses. Asked once per interface per monitor pass or read.
 final class NetworkIdentityReader {
     /// An interface's gateway for each family, as the pinned lookups found them, or the IPv4 one as the internet's
-    /// own answer named it (then the IPv6 router is asked only where ``NetworkFacts/needsIPv6Router``).
+    /// own answer named it (then the IPv6 router is asked only where `NetworkFacts.needsIPv6Router`).
     struct Gateways: Sendable, Equatable {
         var ipv4: IPAddress?
         var ipv6: IPAddress?
