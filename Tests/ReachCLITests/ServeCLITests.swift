@@ -122,6 +122,9 @@ struct ServeCLITests {
         let server = try ServeClient(
             targets + ["--listen", "127.0.0.2:0", "--metrics-path", "/probe", "--max-requests", "1", "--all-flags"])
         defer { server.stop() }
+        // The client returns at the first address's line; the second's is written just after it.
+        let first = server.errors.lines.firstIndex { $0.contains("serving http://") } ?? 0
+        _ = server.errors.waitForLine(after: first + 1) { $0.contains("serving http://") }
         let lines = server.errors.lines.filter { $0.contains("serving http://") }
         #expect(lines.count == 2 && lines.allSatisfy { $0.hasSuffix("/probe, /status and /events") }, "\(lines)")
         let other = try #require(lines.last.flatMap { $0.split(separator: "/").dropFirst().first }.map(String.init))

@@ -287,6 +287,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
             }
         }
         guard overflowed else { return relevant ? .changed(changes) : advertised ? .changed(.everything) : .woken }
+        rereadsNeighbours = false  // read below
         sharing.forget()
         internetMayBeMultipath = true
         do {
