@@ -25,7 +25,8 @@ public struct NetworkIdentity: Sendable, Hashable {
 
     /// The hash: 16 lowercase hexadecimal digits.
     public var id: String
-    /// The name the host's network settings give this network, if any.
+    /// A name for the network, `home (a3f9…)` in ``summary``: the platform's readers leave it `nil`; a simulated
+    /// network's stated identity may carry one.
     public var label: String?
     /// What the hash rests on, in name order.
     public var ingredients: [Ingredient]
