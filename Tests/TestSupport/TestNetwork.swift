@@ -90,15 +90,7 @@ public final class TestNetwork: @unchecked Sendable {
     /// Waits until the kernel reports `state` for `device` (linkwatch sets operstate up to a second after
     /// carrier changes), so a test starts from a settled network.
     public func waitForOperationalState(_ state: String, of device: String, timeout: TimeInterval = 5) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let output = try Command.run(["ip", "-n", name, "-br", "link", "show", device], check: true).standardOutput
-            if output.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == Substring(state) { return }
-            usleep(10_000)
-        }
-        throw CommandError(
-            command: ["wait for \(device) \(state)"],
-            result: CommandResult(status: 1, standardOutput: "", standardError: "timed out"))
+        try waitForOperationalState(state, of: device, in: name, timeout: timeout)
     }
 
     // MARK: - Changing the network
@@ -244,8 +236,11 @@ public final class TestNetwork: @unchecked Sendable {
         try exec(in: "\(name)-\(up)", ["/usr/bin/python3", "-c", script])
     }
 
-    private func waitForOperationalState(_ state: String, of device: String, in namespace: String) throws {
-        let deadline = Date().addingTimeInterval(5)
+    /// The same wait for a device in any of the network's namespaces.
+    private func waitForOperationalState(
+        _ state: String, of device: String, in namespace: String, timeout: TimeInterval = 5
+    ) throws {
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let output = try Command.run(["ip", "-n", namespace, "-br", "link", "show", device], check: true).standardOutput
             if output.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first == Substring(state) { return }

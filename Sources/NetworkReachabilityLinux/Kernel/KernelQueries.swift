@@ -189,6 +189,11 @@ final class KernelQueries: RouteQuerying {
         try dump(.neighbours(family: family), Neighbour.init)
     }
 
+    /// Both families' neighbour tables: what a network's identity reads gateways' link-layer addresses from.
+    func neighbours() throws(ReachabilityError) -> [Neighbour] {
+        try neighbours(family: .ipv4) + neighbours(family: .ipv6)
+    }
+
     /// The links as this client follows them, for one read: the first link asked for catches up with the
     /// notifications queued since the read began, unless an exchange of the read already did.
     func followedLinks() -> FollowedLinks {

@@ -79,7 +79,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         configurationFiles = ConfigurationFileWatcher(namespace: watchedNamespace)
         do {
             links = LinkTable(try queries.links())
-            neighbours = NeighbourBook(try Self.neighbourTable(queries))
+            neighbours = NeighbourBook(try queries.neighbours())
         } catch {
             subscription.close()
             SystemCall.close(wakeDescriptor)
@@ -184,11 +184,6 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         return identified
     }
 
-    /// The neighbour tables of both families, as the kernel holds them now.
-    private static func neighbourTable(_ queries: KernelQueries) throws(ReachabilityError) -> [Neighbour] {
-        try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6)
-    }
-
     /// The evaluator of a new pass, told what the subscription keeps between passes: whether the internet's route
     /// may be multipath, and whether resolv.conf names a server (kept only while a watcher says when it changes).
     private func makePassEvaluator() -> TargetEvaluator {
@@ -281,7 +276,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         if rereadsNeighbours && !overflowed {
             rereadsNeighbours = false
             do {
-                neighbours = neighbours.refreshed(with: try Self.neighbourTable(queries))
+                neighbours = neighbours.refreshed(with: try queries.neighbours())
             } catch {
                 return .failed(error)
             }
@@ -292,7 +287,7 @@ final class NetlinkSubscription: RoutingSubscription, @unchecked Sendable {
         internetMayBeMultipath = true
         do {
             links = LinkTable(try queries.links())
-            neighbours = neighbours.refreshed(with: try Self.neighbourTable(queries))
+            neighbours = neighbours.refreshed(with: try queries.neighbours())
         } catch {
             return .failed(error)
         }

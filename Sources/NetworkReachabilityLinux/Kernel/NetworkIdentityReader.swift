@@ -53,7 +53,7 @@ final class NetworkIdentityReader {
     static func forRead(queries: KernelQueries, links: any LinkSource) -> NetworkIdentityReader {
         var table: NeighbourBook?
         return NetworkIdentityReader(queries: queries, links: links) { (address, index) throws(ReachabilityError) in
-            if table == nil { table = NeighbourBook(try queries.neighbours(family: .ipv4) + queries.neighbours(family: .ipv6)) }
+            if table == nil { table = NeighbourBook(try queries.neighbours()) }
             return table?.linkAddress(of: address, onInterface: index)
         }
     }
