@@ -23,20 +23,23 @@ let package = Package(
         .library(name: "NetworkReachabilityRadio", targets: ["NetworkReachabilityRadio"]),
         .library(name: "NetworkReachabilityExporter", targets: ["NetworkReachabilityExporter"]),
         .library(name: "NetworkReachabilityQueue", targets: ["NetworkReachabilityQueue"]),
+        .library(name: "NetworkReachabilitySettings", targets: ["NetworkReachabilitySettings"]),
         .executable(name: "reach", targets: ["reach"]),
         .executable(name: "reach-queue", targets: ["reach-queue"]),
     ],
     // What an adopter pays for is chosen by traits: a library user who names none (`traits: []`) resolves only
     // swift-log and swift-metrics. `Validation` brings AsyncHTTPClient for NetworkReachabilityValidation, `Exporter`
     // SwiftNIO, Prometheus and service-lifecycle for NetworkReachabilityExporter, `Queue` GRDB for the durable queue,
-    // `Command` the `reach` command with all three; the default is `Command`, so that `swift run reach` and the tests build here as they are.
+    // `Settings` Yams for the per-network settings file, `Command` the `reach` command with all four; the default is `Command`, so that `swift run reach` and the tests build here as they are.
     traits: [
         .trait(name: "Validation", description: "NetworkReachabilityValidation's HTTP prober (AsyncHTTPClient)."),
         .trait(name: "Exporter", description: "NetworkReachabilityExporter (SwiftNIO, Prometheus, service-lifecycle)."),
         .trait(name: "Queue", description: "The durable queue's SQLite store (GRDB)."),
+        .trait(name: "Settings", description: "The per-network settings file, YAML read with Yams."),
         .trait(
-            name: "Command", description: "The reach command (ArgumentParser), with validation, the exporter and the queue.",
-            enabledTraits: ["Validation", "Exporter", "Queue"]),
+            name: "Command",
+            description: "The reach command (ArgumentParser), with validation, the exporter, the queue and the settings file.",
+            enabledTraits: ["Validation", "Exporter", "Queue", "Settings"]),
         .default(enabledTraits: ["Command"]),
     ],
     dependencies: [
@@ -50,6 +53,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // Kernel netlink/rtnetlink macros and constants, as small prefixed C functions: the Linux backend's alone.
@@ -151,6 +155,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Labels and overrides per network (`/etc/reach/networks`, a user's own), YAML read with Yams, applied to
+        // every path of the process: only its users pay for libyaml and Foundation.
+        .target(
+            name: "NetworkReachabilitySettings",
+            dependencies: [
+                "NeedsSettingsTrait", "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux",
+                "NetworkReachabilityPOSIX",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams", condition: .when(traits: ["Settings"])),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `reach serve`'s exporter, for a server to embed: each target's Prometheus series in the server's own
         // registry, the JSON of `/status` and `/events`, and the HTTP/1 server on SwiftNIO with TLS, basic
         // authentication and gzip that `reach serve` runs.
@@ -177,6 +193,7 @@ let package = Package(
         .target(name: "NeedsQueueTrait", path: "Sources/Traits/NeedsQueueTrait", swiftSettings: strictSettings),
         .target(name: "NeedsValidationTrait", path: "Sources/Traits/NeedsValidationTrait", swiftSettings: strictSettings),
         .target(name: "NeedsExporterTrait", path: "Sources/Traits/NeedsExporterTrait", swiftSettings: strictSettings),
+        .target(name: "NeedsSettingsTrait", path: "Sources/Traits/NeedsSettingsTrait", swiftSettings: strictSettings),
         // The commit the exporter is built from, for `reach_build_info{revision}`.
         .plugin(name: "BuildRevision", capability: .buildTool()),
         // What `reach` and `reach-queue` share: printing, the options both take, and how a failure ends them.
@@ -184,7 +201,7 @@ let package = Package(
             name: "ReachCommandLine",
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityPOSIX", "NetworkReachabilityValidationCore",
-                "NetworkReachabilityRadio",
+                "NetworkReachabilityRadio", "NetworkReachabilitySettings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -197,7 +214,7 @@ let package = Package(
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityCore", "NetworkReachabilityLinux", "NetworkReachabilityPOSIX",
                 "NetworkReachabilityValidation", "NetworkReachabilityRadio", "NetworkReachabilityExporter",
-                "ReachCommandLine",
+                "NetworkReachabilitySettings", "ReachCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -214,7 +231,7 @@ let package = Package(
             name: "reach-queue",
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityPOSIX", "NetworkReachabilityQueue", "NetworkReachabilityValidation",
-                "ReachCommandLine", "CProcess",
+                "NetworkReachabilitySettings", "ReachCommandLine", "CProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Command"])),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -299,6 +316,14 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["Exporter"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetworkReachabilitySettingsTests",
+            dependencies: [
+                "NetworkReachabilitySettings", "NetworkReachabilityCore", "NetworkReachabilityPOSIX", "NetworkReachabilityTesting",
+                "NetworkReachabilityValidationCore", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),

@@ -12,5 +12,6 @@ let package = Package(
         .target(name: "UsesQueue", dependencies: [library("NetworkReachabilityQueue")]),
         .target(name: "UsesValidation", dependencies: [library("NetworkReachabilityValidation")]),
         .target(name: "UsesExporter", dependencies: [library("NetworkReachabilityExporter")]),
+        .target(name: "UsesSettings", dependencies: [library("NetworkReachabilitySettings")]),
     ]
 )

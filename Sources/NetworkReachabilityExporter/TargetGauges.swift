@@ -35,7 +35,12 @@ final class TargetGauges {
         static let signalDBm = (name: "reach_target_signal_dbm", help: "The modem's signal in dBm, where ModemManager reads one.")
         static let roaming = (name: "reach_target_roaming", help: "1 when the path's modem is roaming, 0 when it is at home.")
         static let metered = (
-            name: "reach_target_metered", help: "1 when NetworkManager says the path's link is metered, else 0."
+            name: "reach_target_metered",
+            help: "1 when the path's network is metered, as its settings or else NetworkManager say, else 0."
+        )
+        static let network = (
+            name: "reach_network_info",
+            help: "Always 1 while the path's network is known: its id and its label (empty without one), in labels."
         )
         static let technology = (
             name: "reach_target_radio_technology",
@@ -104,8 +109,12 @@ final class TargetGauges {
             ("interface", interface?.name ?? ""), ("type", interface?.type.rawValue ?? ""),
             ("gateway", snapshot.path.gateway?.description ?? ""),
         ]
+        var series: [ChangingSeries.Series] = [(Name.info, label + info, 1)]
+        if let network = snapshot.path.network {
+            series.append((Name.network, label + [("network", network.id), ("label", network.label ?? "")], 1))
+        }
         path.show(
-            [(Name.info, label + info, 1)] + Self.series(of: snapshot.path.details, label)
+            series + Self.series(of: snapshot.path.details, metered: snapshot.path.network?.isMetered, label)
                 + Self.series(of: snapshot.path.quality, label))
     }
 
@@ -120,15 +129,18 @@ final class TargetGauges {
         return series
     }
 
-    /// The series of each fact `details` has.
-    private static func series(of details: LinkDetails?, _ label: [(String, String)]) -> [ChangingSeries.Series] {
+    /// The series of each fact `details` has; whether the link is metered as the network's settings say (`metered`)
+    /// over what the details say.
+    private static func series(
+        of details: LinkDetails?, metered: Bool?, _ label: [(String, String)]
+    ) -> [ChangingSeries.Series] {
         var series: [ChangingSeries.Series] = []
         if let signal = details?.signal {
             series.append((Name.signalRatio, label, Double(signal.percent) / 100))
             if let dBm = signal.dBm { series.append((Name.signalDBm, label, dBm)) }
         }
         if let isRoaming = details?.isRoaming { series.append((Name.roaming, label, isRoaming ? 1 : 0)) }
-        if let isMetered = details?.isMetered { series.append((Name.metered, label, isMetered ? 1 : 0)) }
+        if let isMetered = metered ?? details?.isMetered { series.append((Name.metered, label, isMetered ? 1 : 0)) }
         if let current = details?.radioTechnology {
             for technology in RadioTechnology.allCases {
                 series.append((Name.technology, label + [("technology", technology.rawValue)], technology == current ? 1 : 0))

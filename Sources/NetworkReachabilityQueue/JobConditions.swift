@@ -1,7 +1,7 @@
 import NetworkReachabilityCore
 
 /// When a job of a ``DurableWorkQueue`` may run, stored with it and evaluated on the live state of the library: the
-/// target's path (reachable, not expensive, not roaming, through the interface types allowed) and, with a validator,
+/// target's path (reachable, not expensive, not roaming, on the network named, through the interface types allowed) and, with a validator,
 /// whether the internet answered its probe.
 public struct JobConditions: Codable, Sendable, Hashable {
     /// The target whose path decides: `internet`, a host name, a URL or an address, as `reach` takes it.
@@ -21,12 +21,15 @@ public struct JobConditions: Codable, Sendable, Hashable {
     /// Only over a link measured at least this good (`LinkQuality.effectiveType`): `3g` waits out a `2g`-like
     /// link. The target's quality is measured while such a job is queued.
     public var minimumQuality: EffectiveConnectionType?
+    /// Only on this network: a label of the network settings, or a network's id (``NetworkIdentity/isNamed(_:)``).
+    public var network: String?
 
     /// The conditions: by default, the internet reachable through any interface.
     public init(
         target: String = "internet", reachable: Bool = true, validated: Bool = false, unmetered: Bool = false,
         notRoaming: Bool = false, requiredType: NetworkInterface.InterfaceType? = nil,
-        prohibitedTypes: Set<NetworkInterface.InterfaceType> = [], minimumQuality: EffectiveConnectionType? = nil
+        prohibitedTypes: Set<NetworkInterface.InterfaceType> = [], minimumQuality: EffectiveConnectionType? = nil,
+        network: String? = nil
     ) {
         self.target = target
         self.reachable = reachable
@@ -36,6 +39,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
         self.requiredType = requiredType
         self.prohibitedTypes = prohibitedTypes
         self.minimumQuality = minimumQuality
+        self.network = network
     }
 
     /// The target the conditions watch, restricted to the interface types they allow.
@@ -50,12 +54,15 @@ public struct JobConditions: Codable, Sendable, Hashable {
     /// Whether the conditions hold on `snapshot`, the target's latest state, and `isValidated`, the validator's
     /// latest outcome: one rule for every job and every look.
     func hold(on snapshot: ReachabilitySnapshot?, isValidated: Bool) -> Bool {
-        guard let snapshot else { return !reachable && !validated && !unmetered && !notRoaming && minimumQuality == nil }
+        guard let snapshot else {
+            return !reachable && !validated && !unmetered && !notRoaming && minimumQuality == nil && network == nil
+        }
         if reachable && !snapshot.status.isReachable { return false }
         if validated && !isValidated { return false }
         if unmetered && snapshot.path.isExpensive { return false }
         if notRoaming && snapshot.path.details?.isRoaming == true { return false }
         if let minimumQuality, (snapshot.path.quality?.effectiveType ?? .unknown) < minimumQuality { return false }
+        if let network, snapshot.path.network?.isNamed(network) != true { return false }
         return true
     }
 }

@@ -87,7 +87,11 @@ final class ValidationRunner: Sendable {
             if snapshot.status.isReachable {
                 let generation = state.generation
                 let advertised = snapshot.path.captivePortal
-                state.cycle = Task { [self] in await probe(generation: generation, advertisedPortal: advertised) }
+                // The network's own probe URL, where its settings give one (`validate:`).
+                let url = snapshot.path.network?.validationURL ?? configuration.probeURL
+                state.cycle = Task { [self] in
+                    await probe(url, generation: generation, advertisedPortal: advertised)
+                }
             } else {
                 state.cycle = nil
                 publish(.notChecked, in: &state)
@@ -97,14 +101,14 @@ final class ValidationRunner: Sendable {
         previous?.cancel()
     }
 
-    /// Probes until the answer is `validated` or the cycle is cancelled by a change or a close.
-    private func probe(generation: UInt64, advertisedPortal: String?) async {
+    /// Probes `url` until the answer is `validated` or the cycle is cancelled by a change or a close.
+    private func probe(_ url: String, generation: UInt64, advertisedPortal: String?) async {
         var failures = 0
         while !Task.isCancelled {
             let response = await prober.fetch(
-                configuration.probeURL, accept: nil, timeout: configuration.timeout, bodyLimit: configuration.bodyLimit)
+                url, accept: nil, timeout: configuration.timeout, bodyLimit: configuration.bodyLimit)
             let outcome: ValidationOutcome
-            switch ProbeClassifier.classify(response, probeURL: configuration.probeURL) {
+            switch ProbeClassifier.classify(response, probeURL: url) {
             case .validated: outcome = .validated
             case .portal(let redirect):
                 let loginURL: String? =
@@ -113,7 +117,7 @@ final class ValidationRunner: Sendable {
             case .limited(let reason): outcome = .limited(reason: reason)
             }
             guard !Task.isCancelled else { return }
-            logger.debug("probe of \(configuration.probeURL): \(outcome)")
+            logger.debug("probe of \(url): \(outcome)")
             probes[outcome.name]?.increment()
             state.withLock { state in
                 guard state.generation == generation, !state.isClosed else { return }

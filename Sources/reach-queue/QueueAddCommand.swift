@@ -30,7 +30,7 @@ struct QueueAddCommand: ParsableCommand {
 
     @Option(
         name: .customLong("when"),
-        help: "Conditions beyond a reachable target, comma-separated: validated, unmetered, not-roaming, quality=3g.",
+        help: "Conditions beyond a reachable target, comma-separated: validated, unmetered, not-roaming, quality=3g, network=home.",
         transform: QueueCondition.list)
     var conditions: [[QueueCondition]] = []
 
@@ -200,9 +200,14 @@ struct QueueAddCommand: ParsableCommand {
 
     private func jobConditions() throws -> JobConditions {
         let words = Set(conditions.joined())
+        let networks = Set(words.compactMap(\.network))
+        guard networks.count <= 1 else {
+            throw ValidationError("a job waits for one network, not \(networks.sorted().joined(separator: " and "))")
+        }
         return JobConditions(
             target: target, reachable: true, validated: words.contains(.validated), unmetered: words.contains(.unmetered),
             notRoaming: words.contains(.notRoaming), requiredType: interfaces.requiredType,
-            prohibitedTypes: Set(interfaces.prohibitedTypes), minimumQuality: words.lazy.compactMap(\.quality).first)
+            prohibitedTypes: Set(interfaces.prohibitedTypes), minimumQuality: words.lazy.compactMap(\.quality).first,
+            network: networks.first)
     }
 }

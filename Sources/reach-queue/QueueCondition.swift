@@ -1,6 +1,7 @@
 import ArgumentParser
 import ReachCommandLine
 import NetworkReachabilityQueue
+import NetworkReachabilitySettings
 
 /// A word of `reach queue add --when`: a condition beyond the default, which is that the target is reachable.
 enum QueueCondition: Hashable, Sendable {
@@ -10,9 +11,11 @@ enum QueueCondition: Hashable, Sendable {
     case notRoaming
     /// `quality=3g`: the link measured at least this good.
     case quality(EffectiveConnectionType)
+    /// `network=home`: on the network of this label (the settings file's) or id.
+    case network(String)
 
     /// The words `--when` takes, for its help and its errors.
-    static let words = ["reachable", "validated", "unmetered", "not-roaming", "quality=4g|3g|2g|slow-2g"]
+    static let words = ["reachable", "validated", "unmetered", "not-roaming", "quality=4g|3g|2g|slow-2g", "network=LABEL|ID"]
 
     init?(word: Substring) {
         switch word {
@@ -20,6 +23,12 @@ enum QueueCondition: Hashable, Sendable {
         case "validated": self = .validated
         case "unmetered": self = .unmetered
         case "not-roaming": self = .notRoaming
+        case _ where word.hasPrefix("network="):
+            let name = String(word.dropFirst("network=".count))
+            guard NetworkSettingsFile.networkID(name) != nil || NetworkSettingsFile.labelProblem(name) == nil else {
+                return nil
+            }
+            self = .network(NetworkSettingsFile.networkID(name) ?? name)
         default:
             guard word.hasPrefix("quality="),
                 let type = EffectiveConnectionType(rawValue: String(word.dropFirst("quality=".count))), type != .unknown
@@ -33,6 +42,11 @@ enum QueueCondition: Hashable, Sendable {
         if case .quality(let type) = self { type } else { nil }
     }
 
+    /// The name of a `network=` condition; `nil` for the others.
+    var network: String? {
+        if case .network(let name) = self { name } else { nil }
+    }
+
     /// The word `--when` takes for this condition.
     var word: String {
         switch self {
@@ -41,6 +55,7 @@ enum QueueCondition: Hashable, Sendable {
         case .unmetered: "unmetered"
         case .notRoaming: "not-roaming"
         case .quality(let type): "quality=\(type)"
+        case .network(let name): "network=\(name)"
         }
     }
 
@@ -62,6 +77,7 @@ enum QueueCondition: Hashable, Sendable {
         if conditions.unmetered { words.append(.unmetered) }
         if conditions.notRoaming { words.append(.notRoaming) }
         if let minimum = conditions.minimumQuality { words.append(.quality(minimum)) }
+        if let network = conditions.network { words.append(.network(network)) }
         return words.map(\.word)
     }
 }

@@ -58,6 +58,7 @@ struct QueueRunCommand: AsyncParsableCommand {
         let queue = try DurableWorkQueue(
             path: database, maximumRunning: concurrency.value, validator: validator, logger: logging.loggerWithWarnings
         ) { target throws(ReachabilityError) in try NetworkReachability(target: target, logger: logger) }
+        NetworkSettingsStart.start(logger: logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         queue.register(JobCommand.kind) { [queue] job in
             try await JobCommand.decode(job).run(as: job, workerLock: queue.workerLockDescriptor)

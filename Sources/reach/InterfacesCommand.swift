@@ -19,6 +19,7 @@ struct InterfacesCommand: ParsableCommand {
     @OptionGroup var logging: VerboseOption
 
     func run() throws {
+        NetworkSettingsStart.start(logger: logging.logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         let interfaces = try NetworkReachability.interfaces()
         if json {

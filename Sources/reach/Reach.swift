@@ -23,7 +23,7 @@ struct Reach: AsyncParsableCommand {
         version: NetworkReachability.version,
         subcommands: [
             StatusCommand.self, WatchCommand.self, WaitCommand.self, InterfacesCommand.self, NAT64Command.self,
-            SynthesizeCommand.self, ServeCommand.self, QueueCommand.self,
+            SynthesizeCommand.self, NetworksCommand.self, ServeCommand.self, QueueCommand.self,
         ],
         defaultSubcommand: StatusCommand.self
     )

@@ -142,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             eventLoop: group.next(), listeningEnded: Self.endIfListeningFailed,
             flagSeries: allFlags ? ReachabilityExporter.defaultFlagSeries.union(.appleOnly) : ReachabilityExporter.defaultFlagSeries)
         let served = exporter.served
+        NetworkSettingsStart.start(logger: logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         try await served.allShown.get()
 

@@ -19,7 +19,8 @@ struct SnapshotPrinter: Sendable {
             : Self.humanLine(snapshot, target: target, validation: validation)
     }
 
-    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, or with a modem's details
+    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, with a network the settings
+    /// name `…, gateway 192.0.2.1, network home (not metered) [-R -------]`, or with a modem's details
     /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`, and with
     /// `--quality` `…, gateway 192.0.2.1, 3g-like (rtt 420 ms, 610 kbit/s, 37 samples) [-R -------]`
     static func humanLine(_ snapshot: ReachabilitySnapshot, target: String, validation: ValidationOutcome?) -> String {
@@ -34,6 +35,11 @@ struct SnapshotPrinter: Sendable {
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
         if let details = snapshot.path.details?.summary, !details.isEmpty { line += " (\(details))" }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
+        if let network = snapshot.path.network, network.label != nil || network.isMetered != nil {
+            // What the network's settings say; an unnamed network's id is on `reach networks` and in JSON.
+            line += ", network \(network.label ?? network.summary)"
+            if let metered = network.isMetered { line += metered ? " (metered)" : " (not metered)" }
+        }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
         if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(prefix)" }
         if let quality = snapshot.path.quality { line += ", \(quality.summary)" }

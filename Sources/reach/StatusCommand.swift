@@ -36,6 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
         let configuration = parsed.validation
         let reachability = try targetOptions.reachabilities(
             of: parsed, logger: logging.logger, measuringQuality: quality)[0]
+        NetworkSettingsStart.start(logger: logging.logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         var snapshot = try reachability.currentSnapshot()
         if snapshot.status == .unknown {

@@ -41,6 +41,12 @@ struct WaitCommand: AsyncParsableCommand {
         return type
     }
 
+    @Flag(help: "Also wait until the path is not expensive: not cellular, not metered (the network's settings decide first).")
+    var unmetered = false
+
+    @Option(help: "Also wait until the path is on this network: a label of the settings file, or a network id.")
+    var network: String?
+
     @OptionGroup var logging: VerboseOption
 
     func validate() throws { _ = try targetOptions.parse(targets) }
@@ -56,9 +62,10 @@ struct WaitCommand: AsyncParsableCommand {
         let waits = zip(parsed.arguments, reachabilities).map { argument, reachability in
             TargetWait(
                 argument: argument, reachability: reachability, validation: argument.isInternet ? parsed.validation : nil,
-                quality: quality)
+                quality: quality, unmetered: unmetered, network: network)
         }
         // What the services say a link is counts for --require and --prohibit (ppp0 carrying a modem's data is cellular)
+        NetworkSettingsStart.start(logger: logging.logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logging.logger)
         // With --quality, the reader runs for the whole wait: a class is an estimate from the flows seen while it
         // ran, which the last look at the timeout needs as much as the waits do.
@@ -102,22 +109,32 @@ struct WaitCommand: AsyncParsableCommand {
     }
 }
 
-/// One target of `reach wait`: reachable, and for the internet with `--validate`, validated.
+/// One target of `reach wait`: reachable (as good, unmetered and on the network asked), and for the internet with
+/// `--validate`, validated.
 private struct TargetWait: Sendable {
     let argument: TargetArgument
     let reachability: NetworkReachability
     let validation: ValidationConfiguration?
     /// With `--quality`: the worst class of link accepted.
     let quality: EffectiveConnectionType?
+    /// With `--unmetered`: an expensive path is not accepted.
+    let unmetered: Bool
+    /// With `--network`: the label or id of the one network accepted.
+    let network: String?
 
-    /// Suspends until the target is reachable (over a link as good as `--quality` asks, and validated, with
-    /// validation); `false` when cancelled first.
+    /// Whether `snapshot` is what the wait asks for, validation aside: the one rule of the waits and the last look.
+    func holds(on snapshot: ReachabilitySnapshot) -> Bool {
+        guard snapshot.status.isReachable else { return false }
+        if let quality, (snapshot.path.quality?.effectiveType ?? .unknown) < quality { return false }
+        if unmetered && snapshot.path.isExpensive { return false }
+        if let network, snapshot.path.network?.isNamed(network) != true { return false }
+        return true
+    }
+
+    /// Suspends until the target is reachable (over a link as good as `--quality` asks, unmetered and on the network
+    /// asked, and validated, with validation); `false` when cancelled first.
     func untilReached() async -> Bool {
-        if let quality {
-            guard (try? await reachability.waitUntilQuality(atLeast: quality)) != nil else { return false }
-        } else {
-            guard (try? await reachability.waitUntilReachable()) != nil else { return false }
-        }
+        guard (try? await reachability.waitForSnapshot { [self] in holds(on: $0) }) != nil else { return false }
         guard let validation else { return true }
         guard let validator = try? ConnectivityValidator(reachability: reachability, configuration: validation) else {
             return false
@@ -130,9 +147,9 @@ private struct TargetWait: Sendable {
     /// when its wait saw it validated (a probe says that, not a read).
     func isReached(waitSaidSo: Bool) -> Bool {
         guard validation == nil else { return waitSaidSo }
-        guard let quality else { return reachability.isReachable }
+        guard quality != nil || unmetered || network != nil else { return reachability.isReachable }
         guard let snapshot = try? reachability.currentSnapshot() else { return false }
-        return snapshot.status.isReachable && (snapshot.path.quality?.effectiveType ?? .unknown) >= quality
+        return holds(on: snapshot)
     }
 
     /// `api.example.com (not reachable: resolution failed)`: the target, its state now and why.
@@ -145,6 +162,8 @@ private struct TargetWait: Sendable {
             case .reachable: validation == nil ? "reachable" : "not validated"
             }
         let measured = quality == nil ? "" : ", \(snapshot.path.quality?.summary ?? "quality unknown")"
-        return "\(argument.text) (\(state)\(snapshot.path.reason.map { ": \($0)" } ?? "")\(measured))"
+        let cost = unmetered && snapshot.path.isExpensive ? ", expensive" : ""
+        let place = network == nil ? "" : ", on network \(snapshot.path.network?.summary ?? "unknown")"
+        return "\(argument.text) (\(state)\(snapshot.path.reason.map { ": \($0)" } ?? "")\(measured)\(cost)\(place))"
     }
 }

@@ -39,6 +39,7 @@ struct WatchCommand: ParsableCommand {
         let logger = logging.logger
         let watched = Array(
             zip(arguments, try targetOptions.reachabilities(of: parsed, logger: logger, measuringQuality: quality)))
+        NetworkSettingsStart.start(logger: logger)
         RadioDetailsStart.start(verbose: logging.verbose, logger: logger)
         ProcessSignals.exitOnEach([SIGINT, SIGTERM])  // every line is written whole: `_exit` loses nothing
         Self.endOnClosedOutput()

@@ -25,17 +25,44 @@ public struct NetworkIdentity: Sendable, Hashable {
 
     /// The hash: 16 lowercase hexadecimal digits.
     public var id: String
-    /// A name for the network, `home (a3f9…)` in ``summary``: the platform's readers leave it `nil`; a simulated
-    /// network's stated identity may carry one.
+    /// A name for the network, `home (a3f9…)` in ``summary``: the network's settings give it
+    /// (``NetworkSettings/label``, the `NetworkReachabilitySettings` product's file); without settings the platform's
+    /// readers leave it `nil`, and a simulated network's stated identity may carry one.
     public var label: String?
+    /// What the network's settings say of its cost (``NetworkSettings/isMetered``): `true` or `false` decides
+    /// ``ReachabilityPath/isExpensive`` whatever the interface's type or a network manager says; `nil` leaves it to
+    /// them.
+    public var isMetered: Bool?
+    /// The URL the network's settings give a validator to probe on it, instead of its configured one
+    /// (``NetworkSettings/validationURL``); `nil` without one.
+    public var validationURL: String?
     /// What the hash rests on, in name order.
     public var ingredients: [Ingredient]
 
     /// Makes an identity.
-    public init(id: String, label: String? = nil, ingredients: [Ingredient]) {
+    public init(
+        id: String, label: String? = nil, ingredients: [Ingredient], isMetered: Bool? = nil, validationURL: String? = nil
+    ) {
         self.id = id
         self.label = label
         self.ingredients = ingredients
+        self.isMetered = isMetered
+        self.validationURL = validationURL
+    }
+
+    /// This identity with `settings` in force (none: no label, no override): the one place a network takes its
+    /// settings, so that settings removed from a file leave nothing behind.
+    package func applying(_ settings: NetworkSettings?) -> NetworkIdentity {
+        var applied = self
+        applied.label = settings?.label
+        applied.isMetered = settings?.isMetered
+        applied.validationURL = settings?.validationURL
+        return applied
+    }
+
+    /// Whether `name` names this network: its label, or its whole id (any case).
+    public func isNamed(_ name: String) -> Bool {
+        name == label || name.lowercased() == id
     }
 
     /// `home (a3f9…)` for a labelled network, `7c21…` otherwise: what `reach watch` prints.
@@ -57,7 +84,11 @@ public struct NetworkIdentity: Sendable, Hashable {
 }
 
 extension NetworkIdentity: Codable {
-    private enum CodingKeys: String, CodingKey { case id, label, ingredients }
+    private enum CodingKeys: String, CodingKey {
+        case id, label, ingredients
+        case isMetered = "metered"
+        case validationURL = "validate"
+    }
 
     /// Decodes what ``encode(to:)`` writes.
     public init(from decoder: any Decoder) throws {
@@ -65,14 +96,19 @@ extension NetworkIdentity: Codable {
         self.init(
             id: try container.decode(String.self, forKey: .id),
             label: try container.decodeIfPresent(String.self, forKey: .label),
-            ingredients: try container.decodeIfPresent([Ingredient].self, forKey: .ingredients) ?? [])
+            ingredients: try container.decodeIfPresent([Ingredient].self, forKey: .ingredients) ?? [],
+            isMetered: try container.decodeIfPresent(Bool.self, forKey: .isMetered),
+            validationURL: try container.decodeIfPresent(String.self, forKey: .validationURL))
     }
 
-    /// Encodes `id`, `label` (null without one) and `ingredients`.
+    /// Encodes `id`, `label` (null without one), `ingredients`, and the settings' overrides `metered` and `validate`
+    /// where set (as the settings file spells them).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(label, forKey: .label)
         try container.encode(ingredients, forKey: .ingredients)
+        try container.encodeIfPresent(isMetered, forKey: .isMetered)
+        try container.encodeIfPresent(validationURL, forKey: .validationURL)
     }
 }

@@ -60,9 +60,12 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.supportsIPv6 }
         set { update { $0.supportsIPv6 = newValue } }
     }
-    /// NWPath's `isExpensive`: the route leaves through a cellular interface, or its connection is metered
+    /// NWPath's `isExpensive`: what the network's settings say (``NetworkIdentity/isMetered``), where they say it;
+    /// otherwise the route leaves through a cellular interface, or its connection is metered
     /// (``LinkDetails/isMetered``).
-    public var isExpensive: Bool { interface?.type == .cellular || details?.isMetered == true }
+    public var isExpensive: Bool {
+        network?.isMetered ?? (interface?.type == .cellular || details?.isMetered == true)
+    }
     /// What a modem or a network manager says of the route's interface: radio technology, signal, roaming, metered.
     /// `nil` unless a source of such details is running (the `NetworkReachabilityRadio` product, or a simulated
     /// network's ``LinkDetails``) and knows the interface.

@@ -73,25 +73,36 @@ package final class ReachabilityMonitor: Sendable {
         /// Consumers that measure quality: the backend's quality source runs while there is one.
         var qualityConsumers = 0
 
-        /// What a pass gives every path beside its evaluation: details, and quality while it is measured.
+        /// Where paths' networks get their ``NetworkSettings``, once one is attached.
+        var settingsSource: (any NetworkSettingsSource)?
+
+        /// What a pass gives every path beside its evaluation: details, the network's settings, and quality while it
+        /// is measured.
         var decoration: Decoration {
-            Decoration(details: detailsSource, quality: qualityConsumers > 0 ? qualitySource : nil)
+            Decoration(
+                details: detailsSource, settings: settingsSource, quality: qualityConsumers > 0 ? qualitySource : nil)
         }
         var qualitySource: (any LinkQualitySource)?
     }
 
-    /// The sources a snapshot's path takes its interface's details and quality from.
+    /// The sources a snapshot's path takes its interface's details, its network's settings and its quality from.
     private struct Decoration {
         let details: (any LinkDetailsSource)?
+        let settings: (any NetworkSettingsSource)?
         let quality: (any LinkQualitySource)?
         /// For a read while no consumer measures: one read of the open flows, not the (absent) estimate.
         var readsOnce = false
 
-        var isEmpty: Bool { details == nil && quality == nil }
+        var isEmpty: Bool { details == nil && settings == nil && quality == nil }
 
-        /// `snapshot` with its interface's details and quality: the one place a path gets them.
+        /// `snapshot` with its interface's details, its network's settings and its quality: the one place a path
+        /// gets them.
         func apply(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
             var decorated = details?.detailed(snapshot) ?? snapshot
+            if let settings, let network = decorated.path.network {
+                let applied = network.applying(settings.settings(for: network.id))
+                if applied != network { decorated.path.network = applied }
+            }
             if let quality, let interface = decorated.path.interface {
                 let measured = readsOnce ? quality.measureOnce(interface) : quality.quality(of: interface)
                 if measured != decorated.path.quality { decorated.path.quality = measured }
@@ -267,6 +278,17 @@ package final class ReachabilityMonitor: Sendable {
         markDetailsDue(interfaces: interfaces)
     }
 
+    // MARK: - Network settings
+
+    /// Gives every path's network that this monitor reports, read or delivered, the settings `source` holds for it:
+    /// the listened targets' last paths now, and again whenever the source says its settings changed. Replaces an
+    /// earlier source.
+    package func attach(_ source: any NetworkSettingsSource) {
+        state.withLock { $0.settingsSource = source }
+        source.onChange { [weak self] in self?.markDetailsDue(interfaces: nil) }
+        markDetailsDue(interfaces: nil)
+    }
+
     /// Every interface (`networkctl`'s list), each with the details the attached source knows of it.
     package func interfaces() throws(ReachabilityError) -> [InterfaceStatus] {
         let source = state.withLock { $0.detailsSource }
@@ -282,8 +304,8 @@ package final class ReachabilityMonitor: Sendable {
     package func detailed(_ snapshot: ReachabilitySnapshot, measuringQuality: Bool = false) -> ReachabilitySnapshot {
         let decoration = state.withLock { state in
             Decoration(
-                details: state.detailsSource, quality: measuringQuality ? state.qualitySource : nil,
-                readsOnce: state.qualityConsumers == 0)
+                details: state.detailsSource, settings: state.settingsSource,
+                quality: measuringQuality ? state.qualitySource : nil, readsOnce: state.qualityConsumers == 0)
         }
         return decoration.apply(snapshot)
     }

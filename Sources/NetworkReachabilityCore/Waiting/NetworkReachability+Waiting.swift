@@ -58,4 +58,19 @@ extension NetworkReachability {
         }
         return try await wait.run()
     }
+
+    /// Suspends until a snapshot of the target satisfies `condition` (the current one included), and returns it: a
+    /// wait for what a status cannot say, such as an unmetered path (``ReachabilityPath/isExpensive``) or a named
+    /// network (``NetworkIdentity/isNamed(_:)``). `condition` sees every change of the path, on the monitor's thread:
+    /// keep it quick.
+    ///
+    /// - Parameter timeout: the longest wait, counted from the call; `nil` waits until the task is cancelled.
+    /// - Throws: as ``waitUntilReachable(timeout:)`` does.
+    public func waitForSnapshot(
+        timeout: Duration? = nil, where condition: @escaping @Sendable (ReachabilitySnapshot) -> Bool
+    ) async throws -> ReachabilitySnapshot {
+        if let timeout, timeout < .zero { throw ReachabilityError.invalidTimeout(timeout) }
+        try Task.checkCancellation()
+        return try await SnapshotWait(reachability: self, timeout: timeout, rule: .snapshot, condition: condition).run()
+    }
 }

@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A small file read only when nobody but its trusted owners could have written it: a setting another local user
+/// could plant is refused, not believed.
+///
+/// The file must be a regular file (links followed) owned by one of `owners` that neither its group nor others may
+/// write, in a directory owned by one of `owners` that neither its group nor others may write (so nobody else can
+/// put a file in its place). It is opened without blocking (a FIFO put there is not waited on) and checked on the
+/// open descriptor, so what is read is what was checked.
+package enum TrustedFile {
+    /// What a read found.
+    package enum Contents: Equatable, Sendable {
+        /// The file is not there (nor, maybe, its directory).
+        case absent
+        /// The file's bytes.
+        case read([UInt8])
+        /// Why it was not believed or could not be read, in words for a log line.
+        case refused(String)
+    }
+
+    /// Reads `path`, at most `limit` bytes, when it is trusted.
+    package static func contents(of path: String, owners: Set<UInt32>, limit: Int) -> Contents {
+        let directory = directory(of: path)
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else {
+            let error = errno
+            return error == ENOENT || error == ENOTDIR ? .absent : .refused("cannot be opened: \(describe(error))")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return .refused("cannot be examined: \(describe(errno))") }
+        if let refusal = refusal(info, kind: "it", owners: owners, type: S_IFREG) { return .refused(refusal) }
+        if let refusal = directoryRefusal(directory, owners: owners) { return .refused(refusal) }
+        guard info.st_size <= limit else { return .refused("is longer than \(limit) bytes") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { return .refused("cannot be read: \(describe(errno))") }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[..<count])
+        }
+        guard bytes.count <= limit else { return .refused("is longer than \(limit) bytes") }
+        return .read(bytes)
+    }
+
+    /// Why `directory` could let someone other than `owners` put a file in it; `nil` when it could not.
+    package static func directoryRefusal(_ directory: String, owners: Set<UInt32>) -> String? {
+        var info = stat()
+        guard stat(directory, &info) == 0 else { return "its directory \(directory) cannot be examined: \(describe(errno))" }
+        return refusal(info, kind: "directory \(directory)", owners: owners, type: S_IFDIR)
+    }
+
+    /// The directory part of `path` (`/` for a file at the root, `.` for a bare name).
+    package static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    private static func refusal(_ info: stat, kind: String, owners: Set<UInt32>, type: mode_t) -> String? {
+        if info.st_mode & S_IFMT != type { return "\(kind) is no \(type == S_IFDIR ? "directory" : "regular file")" }
+        if !owners.contains(UInt32(info.st_uid)) {
+            return "\(kind) is owned by user \(info.st_uid), not by \(owners.sorted().map { "\($0)" }.joined(separator: " or "))"
+        }
+        if info.st_mode & 0o022 != 0 {
+            return "\(kind) may be written by other users (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+        }
+        return nil
+    }
+
+    private static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }
+}
