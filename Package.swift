@@ -338,7 +338,7 @@ let package = Package(
             name: "ReadmeExampleTests",
             dependencies: [
                 "NetworkReachabilityKit", "NetworkReachabilityValidation", "NetworkReachabilityExporter",
-                "NetworkReachabilityQueue", .product(name: "Logging", package: "swift-log"),
+                "NetworkReachabilityQueue", "NetworkReachabilitySettings", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Exporter"])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Exporter"])),

@@ -82,7 +82,7 @@ _reach-queue_add() {
     local -ar ___prohibit=('wifi' 'wiredEthernet' 'cellular' 'loopback' 'other')
     local -ar arg_specs=(
         ':database:'
-        '*--when[Conditions beyond a reachable target, comma-separated\: validated, unmetered, not-roaming, quality=3g.]:when:'
+        '*--when[Conditions beyond a reachable target, comma-separated\: validated, unmetered, not-roaming, quality=3g, network=home.]:when:'
         '--require[Reachable only through an interface of this type (wifi, wiredEthernet, cellular, loopback, other).]:require:{__reach-queue_complete "${___require[@]}"}'
         '*--prohibit[Never through an interface of this type; repeat for more (--prohibit cellular\: no mobile data).]:prohibit:{__reach-queue_complete "${___prohibit[@]}"}'
         '--target[What must be reachable\: internet, a host name, a URL or an address.]:target:'

@@ -173,13 +173,13 @@ _reach() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    status|watch|wait|interfaces|nat64|synthesize|serve|queue|help)
+    status|watch|wait|interfaces|nat64|synthesize|networks|serve|queue|help)
         # Offer subcommand argument completions
         "_reach_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'status watch wait interfaces nat64 synthesize serve queue help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'status watch wait interfaces nat64 synthesize networks serve queue help' -- "${cur}"))
         ;;
     esac
 }
@@ -247,9 +247,9 @@ _reach_watch() {
 
 _reach_wait() {
     repeating_flags=()
-    non_repeating_flags=(--all --any --verbose --version -h --help)
+    non_repeating_flags=(--all --any --unmetered --verbose --version -h --help)
     repeating_options=(--prohibit)
-    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --timeout --quality)
+    non_repeating_options=(--resolution-timeout --validate --validation-timeout --require --timeout --quality --network)
     __reach_offer_flags_options -1
 
     # Offer option value completions
@@ -275,6 +275,9 @@ _reach_wait() {
         return
         ;;
     '--quality')
+        return
+        ;;
+    '--network')
         return
         ;;
     esac
@@ -313,6 +316,58 @@ _reach_synthesize() {
     # Offer option value completions
     case "${prev}" in
     '--prefix')
+        return
+        ;;
+    esac
+}
+
+_reach_networks() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach_offer_flags_options 0
+
+    # Offer subcommand / subcommand argument completions
+    local -r subcommand="${unparsed_words[0]}"
+    unset 'unparsed_words[0]'
+    unparsed_words=("${unparsed_words[@]}")
+    case "${subcommand}" in
+    list|label)
+        # Offer subcommand argument completions
+        "_reach_networks_${subcommand}"
+        ;;
+    *)
+        # Offer subcommand completions
+        COMPREPLY+=($(compgen -W 'list label' -- "${cur}"))
+        ;;
+    esac
+}
+
+_reach_networks_list() {
+    repeating_flags=()
+    non_repeating_flags=(--json --verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=()
+    __reach_offer_flags_options 0
+}
+
+_reach_networks_label() {
+    repeating_flags=()
+    non_repeating_flags=(--verbose --version -h --help)
+    repeating_options=()
+    non_repeating_options=(--metered --validate --network)
+    __reach_offer_flags_options 1
+
+    # Offer option value completions
+    case "${prev}" in
+    '--metered')
+        return
+        ;;
+    '--validate')
+        return
+        ;;
+    '--network')
         return
         ;;
     esac

@@ -56,6 +56,7 @@ _reach() {
             'interfaces:List every interface: type, kind, state, carrier, a modem'\''s or network manager'\''s details, addresses, and which carries the internet.'
             'nat64:Print whether the network is IPv6-only, its NAT64 prefixes (router advertisements, DNS64), RDNSS and portal.'
             'synthesize:Print the IPv4-embedded IPv6 address for an IPv4 address (RFC 6052), with a given or discovered prefix.'
+            'networks:Print the current network'\''s identity and the networks the settings files name; label one.'
             'serve:Serve the targets'\'' state over HTTP: /metrics for Prometheus, /status as JSON, /events as a stream.'
             'queue:Keep commands in a file and run them when the network allows (add, run, list, log, wait, retry, ...).'
             'help:Show subcommand help information.'
@@ -64,7 +65,7 @@ _reach() {
         ;;
     arg)
         case "${words[1]}" in
-        status|watch|wait|interfaces|nat64|synthesize|serve|queue|help)
+        status|watch|wait|interfaces|nat64|synthesize|networks|serve|queue|help)
             "_reach_${words[1]}" && ret=0
             ;;
         esac
@@ -134,6 +135,8 @@ _reach_wait() {
         '--all[Wait until every target is reachable (the default), or until any one is.]'
         '--any[Wait until every target is reachable (the default), or until any one is.]'
         '--quality[Also wait until the link is measured at least this good\: 4g, 3g, 2g or slow-2g (from the host'\''s TCP flows).]:quality:'
+        '--unmetered[Also wait until the path is not expensive\: not cellular, not metered (the network'\''s settings decide first).]'
+        '--network[Also wait until the path is on this network\: a label of the settings file, or a network id.]:network:'
         '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
@@ -174,6 +177,64 @@ _reach_synthesize() {
     local -ar arg_specs=(
         ':address:'
         '--prefix[The NAT64 prefix, e.g. 64\:ff9b\:\:/96; discovered through DNS64 (RFC 7050) when not given.]:prefix:'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach_networks() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+        '(-): :->command'
+        '(-)*:: :->arg'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+    case "${state}" in
+    command)
+        local -ar subcommands=(
+            'list:Print the current network'\''s identity and the networks the settings files name.'
+            'label:Name the current network (or --network ID) in your settings file, with its overrides.'
+        )
+        _describe -V subcommand subcommands && ret=0
+        ;;
+    arg)
+        case "${words[1]}" in
+        list|label)
+            "_reach_networks_${words[1]}" && ret=0
+            ;;
+        esac
+        ;;
+    esac
+
+    return "${ret}"
+}
+
+_reach_networks_list() {
+    local -i ret=1
+    local -ar arg_specs=(
+        '--json[Print one JSON object instead of lines.]'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
+        '--version[Show the version.]'
+        '(-h --help)'{-h,--help}'[Show help information.]'
+    )
+    _arguments -w -s -S : "${arg_specs[@]}" && ret=0
+
+    return "${ret}"
+}
+
+_reach_networks_label() {
+    local -i ret=1
+    local -ar arg_specs=(
+        ':label:'
+        '--metered[Whether the network is metered whatever its link or NetworkManager says\: yes or no.]:metered:'
+        '--validate[The URL a validator probes on this network (--validate), http\:// or https\://.]:validate:'
+        '--network[The network'\''s id (16 hexadecimal digits, as reach networks prints it) instead of the current one'\''s.]:network:'
+        '--verbose[Log the monitor'\''s work to stderr\: each kernel batch, socket overflows and re-reads, dropped messages, and what was read from ModemManager and NetworkManager, or why nothing was.]'
         '--version[Show the version.]'
         '(-h --help)'{-h,--help}'[Show help information.]'
     )

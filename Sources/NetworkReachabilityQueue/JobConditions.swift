@@ -21,7 +21,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
     /// Only over a link measured at least this good (`LinkQuality.effectiveType`): `3g` waits out a `2g`-like
     /// link. The target's quality is measured while such a job is queued.
     public var minimumQuality: EffectiveConnectionType?
-    /// Only on this network: a label of the network settings, or a network's id (``NetworkIdentity/isNamed(_:)``).
+    /// Only on this network: a label of the network settings, or a network's id (`NetworkIdentity.isNamed(_:)`).
     public var network: String?
 
     /// The conditions: by default, the internet reachable through any interface.

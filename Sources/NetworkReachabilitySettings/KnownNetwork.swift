@@ -2,7 +2,7 @@ public import NetworkReachabilityCore
 
 /// A network the settings files name: its id, what they say of it, and the file that says it.
 public struct KnownNetwork: Sendable, Hashable, Codable {
-    /// The network's ``NetworkIdentity/id``.
+    /// The network's id (`NetworkIdentity.id`).
     public var id: String
     /// What the files say of it: a user's file over the host's, field by field.
     public var settings: NetworkSettings

@@ -11,8 +11,8 @@ import NetworkReachabilityPOSIX
 #endif
 
 /// Reads the per-network settings files and gives every path this process reports its network's label and
-/// overrides: ``NetworkIdentity/label``, ``NetworkIdentity/isMetered`` (which decides
-/// ``ReachabilityPath/isExpensive``) and ``NetworkIdentity/validationURL``.
+/// overrides: `NetworkIdentity.label`, `NetworkIdentity.isMetered` (which decides `ReachabilityPath.isExpensive`) and
+/// `NetworkIdentity.validationURL`.
 ///
 /// ```swift
 /// import NetworkReachabilitySettings
@@ -24,7 +24,8 @@ import NetworkReachabilityPOSIX
 ///
 /// The host's file is `/etc/reach/networks` (``hostFile``; `REACH_NETWORKS` names another); a user other than root
 /// also has `$XDG_CONFIG_HOME/reach/networks` (`~/.config/reach/networks`, ``userFile``), whose settings go over the
-/// host's, field by field. The format is YAML (``NetworkSettingsFile``'s example). A file is believed only when
+/// host's, field by field. The format is YAML, a mapping from network ids to `label`, `metered` and `validate`
+/// (the module's overview has an example). A file is believed only when
 /// nobody but root (or, for the user's own, that user) could have written it or its directory; one that another user
 /// could write is refused, with one error, and says nothing.
 ///
@@ -91,7 +92,7 @@ public final class NetworkSettingsReader: Sendable {
         return home + "/.config/reach/networks"
     }
 
-    /// The file ``record(_:for:)`` writes: the user's own, or for root the host's.
+    /// The file ``record(_:for:in:)`` writes by default: the user's own, or for root the host's.
     public static var recordedFile: String { userFile ?? hostFile }
 
     /// The host's file (owned by root; a file `REACH_NETWORKS` names may also be the user's), then the user's.

@@ -13,16 +13,10 @@ import TestSupport
 struct NetworkSettingsReaderTests {
     private static let home = "a3f9c0d1e2b3a4f5"
 
-    /// A directory of the test's own (0700), removed at the end.
+    /// A directory of the test's own, removed at the end.
     private final class Directory {
         let path: String
-        init() throws {
-            var template = Array("/tmp/reach-settings-XXXXXX".utf8CString)
-            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
+        init() throws { path = try TestFolder.make("settings") }
         func write(_ text: String, to name: String = "networks", mode: Int = 0o644) throws {
             try Data(text.utf8).write(to: URL(fileURLWithPath: "\(path)/\(name).new"))
             chmod("\(path)/\(name).new", mode_t(mode))
@@ -149,7 +143,7 @@ struct NetworkSettingsReaderTests {
         DispatchQueue.concurrentPerform(iterations: 8) { index in
             _ = try? NetworkSettingsReader.record(NetworkSettings(label: "n\(index)"), for: String(format: "%016x", index + 1), in: path)
         }
-        let written = try NetworkSettingsFile.parse(try String(contentsOfFile: path, encoding: .utf8), path: path)
+        let written = try NetworkSettingsFile.parse(try TestFile.text(path), path: path)
         #expect(written.count == 9)
         var info = stat()
         stat(path, &info)

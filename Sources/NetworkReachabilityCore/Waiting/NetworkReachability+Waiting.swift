@@ -64,7 +64,9 @@ extension NetworkReachability {
     /// network (``NetworkIdentity/isNamed(_:)``). `condition` sees every change of the path, on the monitor's thread:
     /// keep it quick.
     ///
-    /// - Parameter timeout: the longest wait, counted from the call; `nil` waits until the task is cancelled.
+    /// - Parameters:
+    ///   - timeout: the longest wait, counted from the call; `nil` waits until the task is cancelled.
+    ///   - condition: what the snapshot must satisfy.
     /// - Throws: as ``waitUntilReachable(timeout:)`` does.
     public func waitForSnapshot(
         timeout: Duration? = nil, where condition: @escaping @Sendable (ReachabilitySnapshot) -> Bool
