@@ -64,15 +64,24 @@ package enum TrustedFile {
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }
 
-    private static func refusal(_ info: stat, kind: String, owners: Set<UInt32>, type: mode_t) -> String? {
-        if info.st_mode & S_IFMT != type { return "\(kind) is no \(type == S_IFDIR ? "directory" : "regular file")" }
-        if !owners.contains(UInt32(info.st_uid)) {
-            return "\(kind) is owned by user \(info.st_uid), not by \(owners.sorted().map { "\($0)" }.joined(separator: " or "))"
+    /// Why a file of `mode` (`st_mode`) owned by `owner` is not a directory (or, with `isDirectory` false, a regular
+    /// file) that only `owners` could write, naming it `kind` in the words; `nil` when it is: the one rule of every file
+    /// the library believes.
+    package static func refusal(
+        owner: UInt32, mode: UInt32, kind: String, owners: Set<UInt32>, isDirectory: Bool
+    ) -> String? {
+        if mode & UInt32(S_IFMT) != UInt32(isDirectory ? S_IFDIR : S_IFREG) {
+            return "\(kind) is no \(isDirectory ? "directory" : "regular file")"
         }
-        if info.st_mode & 0o022 != 0 {
-            return "\(kind) may be written by other users (mode \(String(info.st_mode & 0o7777, radix: 8)))"
+        if !owners.contains(owner) {
+            return "\(kind) is owned by user \(owner), not by \(owners.sorted().map { "\($0)" }.joined(separator: " or "))"
         }
+        if mode & 0o022 != 0 { return "\(kind) may be written by other users (mode \(String(mode & 0o7777, radix: 8)))" }
         return nil
+    }
+
+    private static func refusal(_ info: stat, kind: String, owners: Set<UInt32>, type: mode_t) -> String? {
+        refusal(owner: UInt32(info.st_uid), mode: UInt32(info.st_mode), kind: kind, owners: owners, isDirectory: type == S_IFDIR)
     }
 
     private static func describe(_ error: Int32) -> String { String(cString: strerror(error)) }

@@ -24,10 +24,26 @@ package enum NetworkSettingsFile {
     /// The settings a file can give.
     static let keys = ["label", "metered", "validate"]
 
+    /// The networks a file of `bytes` names, in the file's order: UTF-8 text, as ``parse(_:path:)-(String,_)``.
+    ///
+    /// - Throws: ``NetworkSettingsError/malformed(path:line:reason:)`` naming the first line that is wrong.
+    package static func parse(_ bytes: [UInt8], path: String) throws(NetworkSettingsError) -> [(id: String, settings: NetworkSettings)] {
+        for (number, line) in bytes.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated()
+        where String(validating: line, as: UTF8.self) == nil {
+            throw .malformed(path: path, line: number + 1, reason: "not UTF-8 text")
+        }
+        return try parse(String(decoding: bytes, as: UTF8.self), path: path)
+    }
+
     /// The networks `text` names, in the file's order.
+    ///
+    /// Anchors and aliases (`&a`, `*a`) are refused before the YAML is composed, and so is flow nesting deeper than
+    /// ``flowDepthLimit``: a few hundred bytes of aliases used as a key would otherwise cost the composer minutes, and
+    /// deep nesting its stack. The format has no use for either.
     ///
     /// - Throws: ``NetworkSettingsError/malformed(path:line:reason:)`` naming the first line that is wrong.
     package static func parse(_ text: String, path: String) throws(NetworkSettingsError) -> [(id: String, settings: NetworkSettings)] {
+        if let (line, reason) = unsupportedConstruct(in: text) { throw .malformed(path: path, line: line, reason: reason) }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -82,7 +98,7 @@ package enum NetworkSettingsFile {
                 }
                 settings.label = scalar.string
             case "metered":
-                guard let metered = value.bool else {
+                guard let metered = value.bool ?? booleans[scalar.string.lowercased()] else {
                     throw .malformed(path: path, line: line(of: value), reason: "metered is yes or no, not '\(scalar.string)'")
                 }
                 settings.isMetered = metered
@@ -96,6 +112,9 @@ package enum NetworkSettingsFile {
         return settings
     }
 
+    /// `metered`'s words when quoted, which YAML reads as text: `"yes"` means what `yes` does.
+    private static let booleans = ["yes": true, "true": true, "on": true, "no": false, "false": false, "off": false]
+
     /// `written` as a network id (lowercase), when it is 16 hexadecimal digits.
     package static func networkID(_ written: String) -> String? {
         guard written.utf8.count == 16, written.allSatisfy(\.isHexDigit) else { return nil }
@@ -105,7 +124,8 @@ package enum NetworkSettingsFile {
     /// Why `label` cannot name a network; `nil` when it can: 1 to 64 characters, no control characters, no comma (it
     /// separates `--when`'s conditions), no space at either end, and not 16 hexadecimal digits (which read as an id).
     package static func labelProblem(_ label: String) -> String? {
-        if label.isEmpty || label.count > 64 { return "a label has 1 to 64 characters, not \(label.count)" }
+        let length = label.unicodeScalars.count  // code points: combining marks count, so a label stays short in bytes
+        if length == 0 || length > 64 { return "a label has 1 to 64 characters, not \(length)" }
         if label.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0.properties.generalCategory == .format }) {
             return "a label has no control characters"
         }
@@ -127,13 +147,77 @@ package enum NetworkSettingsFile {
 
     private static func line(of node: Node) -> Int { node.mark?.line ?? 1 }
 
+    /// The deepest flow nesting (`[`, `{`) taken.
+    static let flowDepthLimit = 16
+
+    /// The first anchor, alias or too deep flow nesting in `text`, outside quotes and comments, with its line. An
+    /// anchor or alias starts a node: first on its line or after `:`, `-`, `?`, `[`, `{`, `,` or a tag (`AT&T` and a
+    /// URL's `a=1&b=2` are plain text).
+    static func unsupportedConstruct(in text: String) -> (line: Int, reason: String)? {
+        var line = 1
+        var depth = 0
+        var quote: Character?
+        var escaped = false
+        var inComment = false
+        // The last character outside quotes on this line that ended a token or is an indicator, and the token
+        // (a run of characters without space) being read.
+        var previous: Character?
+        var token = ""
+        for character in text {
+            if character == "\n" || character == "\r\n" {
+                (line, token, previous, inComment) = (line + 1, "", nil, false)
+                continue
+            }
+            if inComment { continue }
+            if let open = quote {
+                if open == "\"" && character == "\\" && !escaped {
+                    escaped = true
+                    continue
+                }
+                if character == open && !escaped { (quote, token, previous) = (nil, "", character) }
+                escaped = false
+                continue
+            }
+            switch character {
+            case " ", "\t":
+                token = ""
+            case "#" where token.isEmpty:
+                inComment = true
+            case "\"" where token.isEmpty, "'" where token.isEmpty:
+                quote = character
+            case "&" where token.isEmpty && startsNode(after: previous), "*" where token.isEmpty && startsNode(after: previous):
+                return (line, "anchors and aliases (& and *) are not taken; quote a value that starts with one")
+            case "[", "{":
+                depth += 1
+                if depth > flowDepthLimit { return (line, "nesting deeper than \(flowDepthLimit) is not taken") }
+                (token, previous) = ("", character)
+            case "]", "}", ",":
+                if character != "," { depth = max(0, depth - 1) }
+                (token, previous) = ("", character)
+            case "!" where token.isEmpty:
+                token = "!"  // a tag: the node it tags starts after it
+            default:
+                token.append(character)
+                if !token.hasPrefix("!") { previous = character }
+            }
+        }
+        return nil
+    }
+
+    /// Whether a token after `previous` (the line's last indicator or character; `nil` at its start) starts a node.
+    private static func startsNode(after previous: Character?) -> Bool {
+        previous.map { ":-?[{,".contains($0) } ?? true
+    }
+
     private static func malformed(_ error: YamlError, path: String) -> NetworkSettingsError {
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
             return .malformed(path: path, line: mark.line, reason: "not YAML: \(context.map { "\($0.text) " } ?? "")\(problem)")
         case .duplicatedKeysInMapping(let duplicates, let context):
-            return .malformed(path: path, line: context.mark.line, reason: "\(duplicates.joined(separator: ", ")) is named twice")
+            return .malformed(
+                path: path, line: context.mark.line,
+                reason: "\(duplicates.joined(separator: ", ")) is named more than once (first on this line)")
         case .reader(let problem, _, _, _):
             return .malformed(path: path, line: 1, reason: "not YAML: \(problem)")
         default:
@@ -181,7 +265,10 @@ package enum NetworkSettingsFile {
 
     /// `text` with the block of lines under the top-level key `id` replaced by `entry`, or `entry` added.
     private static func edited(_ text: String, setting entry: String, for id: String) -> String {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // Lines as written, their ends aside: a file with CRLF ends keeps them.
+        let ending = text.contains("\r\n") ? "\r\n" : "\n"
+        // (Swift reads "\r\n" as one character.)
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map(String.init)
         if lines.last == "" { lines.removeLast() }
         func isTopLevelKey(_ line: String) -> Bool {
             guard let first = line.first else { return false }
@@ -203,6 +290,6 @@ package enum NetworkSettingsFile {
             if lines.isEmpty { lines.append(header.dropLast().description) }
             lines += entryLines
         }
-        return lines.joined(separator: "\n") + "\n"
+        return lines.joined(separator: ending) + ending
     }
 }

@@ -12,9 +12,10 @@ extension NetworkSettingsReader {
     /// what the file said of it, field by field; every other line of the file, comments included, stays. A running
     /// reader of that file (any process's) takes the change at once.
     ///
-    /// The file and its directory are made where missing (the directory 0755, the file 0644) and written whole to a
-    /// temporary file that replaces it in one rename, under a lock on the directory, so that a crash leaves the old
-    /// file or the new one and two processes recording at once both count.
+    /// The file and its directory are made where missing (the directory 0755, the file 0644, whatever the umask) and
+    /// written whole to a temporary file that replaces it in one rename, under a lock on the directory, so that a crash
+    /// leaves the old file or the new one and two processes recording at once both count. A file that is a symbolic
+    /// link stays one: the file it leads to is written.
     ///
     /// - Returns: the file written and the settings it now gives the network.
     /// - Throws: ``NetworkSettingsError``: an id, label or URL that is not valid, a file that another user could
@@ -29,6 +30,8 @@ extension NetworkSettingsReader {
         if let label = settings.label, let problem = NetworkSettingsFile.labelProblem(label) { throw .invalidValue(reason: problem) }
         if let url = settings.validationURL, let problem = NetworkSettingsFile.urlProblem(url) { throw .invalidValue(reason: problem) }
         let owners: Set<UInt32> = [0, UInt32(geteuid())]
+        // A file that is a link (to a dotfiles folder, say) stays one: its target is what is written.
+        let path = SettingsFileWatch.linkTarget(path) ?? path
         let directory = TrustedFile.directory(of: path)
         try makeDirectory(directory, path: path)
         if let refusal = TrustedFile.directoryRefusal(directory, owners: owners) { throw .refused(path: path, reason: refusal) }
@@ -53,11 +56,15 @@ extension NetworkSettingsReader {
         return (path, merged)
     }
 
+    /// Makes the directories on the way to `directory` that are missing, each 0755 whatever the umask: a directory
+    /// other users cannot read would hide root's file from them.
     private static func makeDirectory(_ directory: String, path: String) throws(NetworkSettingsError) {
-        var prefix = ""
+        var prefix = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             prefix += "/" + component
-            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+            if mkdir(prefix, 0o755) == 0 {
+                chmod(prefix, 0o755)
+            } else if errno != EEXIST {
                 throw .unwritable(path: path, reason: "\(prefix) cannot be made: \(String(cString: strerror(errno)))")
             }
         }

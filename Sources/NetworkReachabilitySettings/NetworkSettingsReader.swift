@@ -29,9 +29,10 @@ import NetworkReachabilityPOSIX
 /// nobody but root (or, for the user's own, that user) could have written it or its directory; one that another user
 /// could write is refused, with one error, and says nothing.
 ///
-/// Changes are seen through inotify on the files' directories, never polled: a file written, replaced, removed or
-/// made takes effect at once, and listeners hear the paths whose settings changed. A file that becomes malformed
-/// logs one error naming its line and keeps the settings it last gave; one that becomes refused gives none.
+/// Changes are seen through inotify on the files' directories (and a linked file's target's), never polled: a file
+/// written and closed, replaced or made takes effect at once, and listeners hear the paths whose settings changed. A
+/// file that becomes malformed logs one error naming its line and keeps the settings it last gave; one that becomes
+/// refused gives none at once; one removed (or emptied) gives none after 2 s, unless it is back by then.
 public final class NetworkSettingsReader: Sendable {
     /// One file the reader takes settings from, and who may own it.
     package struct Location: Sendable, Hashable {
@@ -48,8 +49,23 @@ public final class NetworkSettingsReader: Sendable {
         var entries: [[(id: String, settings: NetworkSettings)]]
         /// Each file's problem now, by position.
         var problems: [NetworkSettingsError?]
+        /// Since when (monotonic milliseconds) each file that gave settings has been missing, by position.
+        var missingSince: [Int?]
+        /// How many times the files were read.
+        var reads = 0
         var handler: (@Sendable () -> Void)?
     }
+
+    /// What one read of a file found.
+    private enum Reading {
+        case missing
+        case entries([(id: String, settings: NetworkSettings)])
+        case problem(NetworkSettingsError)
+    }
+
+    /// How long the settings of a file that went missing stay in force, in case it comes back: an editor's save
+    /// (the old file renamed away, the new one written) or a tool's remove-and-write changes nothing.
+    package static let missingGrace = Duration.seconds(2)
 
     private let locations: [Location]
     private let state: Locked<State>
@@ -75,10 +91,15 @@ public final class NetworkSettingsReader: Sendable {
         }
     }
 
-    /// The host's settings file: `REACH_NETWORKS` when it names an absolute path, else `/etc/reach/networks`.
+    /// The host's settings file: the one `REACH_NETWORKS` names (a relative path from the working directory), else
+    /// `/etc/reach/networks`.
     public static var hostFile: String {
-        if let named = getenv("REACH_NETWORKS").map({ String(cString: $0) }), named.hasPrefix("/") { return named }
-        return "/etc/reach/networks"
+        guard let named = getenv("REACH_NETWORKS").map({ String(cString: $0) }), !named.isEmpty else {
+            return "/etc/reach/networks"
+        }
+        guard !named.hasPrefix("/"), let directory = getcwd(nil, 0) else { return named }
+        defer { free(directory) }
+        return String(cString: directory) + "/" + named
     }
 
     /// The user's own settings file, `$XDG_CONFIG_HOME/reach/networks` or `$HOME/.config/reach/networks`; `nil` for
@@ -107,20 +128,23 @@ public final class NetworkSettingsReader: Sendable {
     package init(locations: [Location], monitor: ReachabilityMonitor, logger: Logger = NetworkReachability.silentLogger) {
         self.locations = locations
         self.logger = logger
-        state = Locked(State(entries: locations.map { _ in [] }, problems: locations.map { _ in nil }))
+        state = Locked(
+            State(
+                entries: locations.map { _ in [] }, problems: locations.map { _ in nil },
+                missingSince: locations.map { _ in nil }))
         stopDescriptor = SystemCall.wakeDescriptor()
         reload(isFirst: true)
         monitor.attach(self)
-        let inotify = SystemCall.inotifyDescriptor()
-        guard inotify >= 0 else {
-            logger.warning("cannot watch the network settings files; changes are read at the next start")
-            return
-        }
         do {
-            let started = try DedicatedThread(name: "network-settings") { [self] in run(inotify) }
+            let started = try DedicatedThread(name: "network-settings") { [self] in
+                guard let watch = SettingsFileWatch(paths: locations.map(\.path)) else {
+                    logger.warning("cannot watch the network settings files; changes are read at the next start")
+                    return
+                }
+                run(watch)
+            }
             thread.withLock { $0 = started }
         } catch {
-            SystemCall.close(inotify)
             logger.warning("cannot watch the network settings files: \(error)")
         }
     }
@@ -158,6 +182,9 @@ public final class NetworkSettingsReader: Sendable {
         }
     }
 
+    /// How many times the files were read, for tests that wait for a read that changed nothing.
+    package var reads: Int { state.withLock { $0.reads } }
+
     /// Each file's problem now (malformed, refused), one per file; empty when every file is taken or absent.
     public var problems: [NetworkSettingsError] { state.withLock { $0.problems.compactMap { $0 } } }
 
@@ -174,33 +201,50 @@ public final class NetworkSettingsReader: Sendable {
 
     // MARK: - Reading
 
-    /// Reads every file again; calls the handler when what is in force changed.
-    private func reload(isFirst: Bool = false) {
+    /// Reads every file again; calls the handler when what is in force changed. Returns when a missing file's
+    /// settings lapse (monotonic milliseconds), if one's are still in force.
+    @discardableResult
+    private func reload(isFirst: Bool = false) -> Int? {
         let read = locations.map(Self.read)
-        let (changed, handler, logged) = state.withLock { state -> (Bool, (@Sendable () -> Void)?, [NetworkSettingsError]) in
+        let now = MonotonicClock.milliseconds()
+        let grace = Int(Self.missingGrace.saturatingMilliseconds)
+        let (changed, handler, logged, lapse) = state.withLock {
+            state -> (Bool, (@Sendable () -> Void)?, [NetworkSettingsError], Int?) in
             var changed = false
             var logged: [NetworkSettingsError] = []
-            for (position, outcome) in read.enumerated() {
-                let problem: NetworkSettingsError?
-                switch outcome {
-                case .success(let entries):
-                    problem = nil
-                    if !entries.elementsEqual(state.entries[position], by: { $0.id == $1.id && $0.settings == $1.settings }) {
-                        state.entries[position] = entries
-                        changed = true
+            var lapse: Int?
+            state.reads += 1
+            for (position, reading) in read.enumerated() {
+                var problem: NetworkSettingsError?
+                var taken: [(id: String, settings: NetworkSettings)]?
+                switch reading {
+                case .missing:
+                    // Kept a moment, in case it comes back (an editor's save); gone for good after that.
+                    let since = state.missingSince[position] ?? now
+                    if isFirst || state.entries[position].isEmpty || now - since >= grace {
+                        taken = []
+                        state.missingSince[position] = nil
+                    } else {
+                        state.missingSince[position] = since
+                        lapse = min(lapse ?? .max, since + grace)
                     }
-                case .failure(let error):
+                case .entries(let entries):
+                    taken = entries
+                    state.missingSince[position] = nil
+                case .problem(let error):
                     problem = error
+                    state.missingSince[position] = nil
                     // A malformed file keeps what it last gave; a refused one gives nothing.
-                    if case .refused = error, !state.entries[position].isEmpty {
-                        state.entries[position] = []
-                        changed = true
-                    }
+                    if case .refused = error { taken = [] }
+                }
+                if let taken, !taken.elementsEqual(state.entries[position], by: { $0.id == $1.id && $0.settings == $1.settings }) {
+                    state.entries[position] = taken
+                    changed = true
                 }
                 if problem != state.problems[position], let problem { logged.append(problem) }
                 state.problems[position] = problem
             }
-            return (changed, state.handler, logged)
+            return (changed, state.handler, logged, lapse)
         }
         for problem in logged {
             if case .malformed = problem, !isFirst {
@@ -210,48 +254,44 @@ public final class NetworkSettingsReader: Sendable {
             }
         }
         if changed { handler?() }
+        return lapse
     }
 
-    /// What one file says now: its networks (none when it is absent), or why it is not taken.
-    private static func read(_ location: Location) -> Result<[(id: String, settings: NetworkSettings)], NetworkSettingsError> {
+    /// What one file says now: its networks, that it is missing, or why it is not taken.
+    private static func read(_ location: Location) -> Reading {
         switch TrustedFile.contents(of: location.path, owners: location.owners, limit: NetworkSettingsFile.sizeLimit) {
-        case .absent: return .success([])
-        case .refused(let reason): return .failure(.refused(path: location.path, reason: reason))
+        case .absent: return .missing
+        case .refused(let reason): return .problem(.refused(path: location.path, reason: reason))
+        // Empty, as while `>` truncated it and has not written yet: as good as missing for a moment.
+        case .read(let bytes) where bytes.isEmpty: return .missing
         case .read(let bytes):
             do throws(NetworkSettingsError) {
-                return .success(try NetworkSettingsFile.parse(String(decoding: bytes, as: UTF8.self), path: location.path))
+                return .entries(try NetworkSettingsFile.parse(bytes, path: location.path))
             } catch {
-                return .failure(error)
+                return .problem(error)
             }
         }
     }
 
     // MARK: - Following changes
 
-    /// Waits on inotify for a change in a file's directory (or, while it does not exist, the nearest directory above
-    /// it that does), and reads the files again after each.
-    private func run(_ inotify: Int32) {
-        defer { SystemCall.close(inotify) }
-        var buffer = [UInt8](repeating: 0, count: 4096)
+    /// Waits for a change `watch` tells of (or for a missing file's settings to lapse), and reads the files again.
+    private func run(_ watch: SettingsFileWatch) {
+        // What changed between the first read and the first watch.
+        var lapse = reload()
         while true {
-            for location in locations { watch(location.path, with: inotify) }
             var descriptors = [
                 pollfd(fd: stopDescriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: inotify, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: watch.descriptor, events: Int16(POLLIN), revents: 0),
             ]
-            _ = try? SystemCall.run("poll") { poll(&descriptors, 2, -1) }
+            let timeout = lapse.map { Int32(clamping: max(0, $0 - MonotonicClock.milliseconds())) } ?? -1
+            _ = try? SystemCall.run("poll") { poll(&descriptors, 2, timeout) }
             if descriptors[0].revents != 0 { return }
-            while SystemCall.readAvailable(inotify, into: &buffer) != nil {}
-            reload()
-        }
-    }
-
-    /// Watches the directory of `path`, or the nearest one above it that exists (where it will be made).
-    private func watch(_ path: String, with inotify: Int32) {
-        var directory = TrustedFile.directory(of: path)
-        while SystemCall.addWatch(inotify, path: directory, mask: SystemCall.inotifyChangeMask) == nil {
-            guard directory != "/", directory != "." else { return }
-            directory = TrustedFile.directory(of: directory)
+            let changed = watch.drain()
+            let lapsed = lapse.map { $0 <= MonotonicClock.milliseconds() } ?? false
+            guard changed || lapsed else { continue }
+            watch.rearm()
+            lapse = reload()
         }
     }
 }

@@ -117,6 +117,47 @@ struct NetworkSettingsFileTests {
         let identity = NetworkIdentity(id: "a3f9c0d1e2b3a4f5", label: "stated", ingredients: [.gatewayMAC])
         #expect(identity.applying(host).label == "home" && identity.applying(host).isMetered == false)
         #expect(identity.applying(nil) == NetworkIdentity(id: "a3f9c0d1e2b3a4f5", ingredients: [.gatewayMAC]))
-        #expect(identity.isNamed("stated") && identity.isNamed("A3F9C0D1E2B3A4F5") && !identity.isNamed("a3f9"))
+        #expect(identity.isNamed("stated") && identity.isNamed("A3F9C0D1E2B3A4F5") && !identity.isNamed("a3f"))
+    }
+
+    @Test func aliasesDeepNestingAndBytesThatAreNotUTF8AreRefusedBeforeTheYAMLIsComposed() throws {
+        // 440 bytes of aliases used as a key: refused on the line of the first anchor, before the composer
+        // hashes 10^9 nodes
+        var bomb = "a0: &a0 [x,x,x,x,x,x,x,x,x,x]\n"
+        for level in 1...8 { bomb += "a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ",") + "]\n" }
+        bomb += "? *a8\n: 1\n"
+        #expect(refusal(bomb)?.line == 1 && refusal(bomb)?.reason.contains("anchors and aliases") == true)
+        #expect(refusal("a3f9c0d1e2b3a4f5:\n  label: home\n  metered: *m\n")?.line == 3)
+        #expect(refusal("- !!str &a x\n") != nil)
+        // Nesting that would take the composer's stack
+        #expect(refusal(String(repeating: "[", count: 100_000))?.reason.contains("nesting deeper than 16") == true)
+        // & and * inside a value, quoted or in a plain word, are text
+        #expect(try parse("a3f9c0d1e2b3a4f5:\n  label: AT&T *home*\n  validate: http://p.example/?a=1&b=*\n")["a3f9c0d1e2b3a4f5"]
+            == NetworkSettings(label: "AT&T *home*", validationURL: "http://p.example/?a=1&b=*"))
+        let flow = try parse("a3f9c0d1e2b3a4f5: {label: \"*x\", metered: no}\n")
+        #expect(flow["a3f9c0d1e2b3a4f5"] == NetworkSettings(label: "*x", isMetered: false))
+        // Bytes that are not UTF-8 are named by their line
+        let bytes = Array("a3f9c0d1e2b3a4f5:\n  label: ".utf8) + [0xFF, 0xFE, 0x0A]
+        #expect(throws: NetworkSettingsError.malformed(path: path, line: 2, reason: "not UTF-8 text")) {
+            try NetworkSettingsFile.parse(bytes, path: path)
+        }
+    }
+
+    @Test func quotedBooleansCountAndALabelIsShortInCodePoints() throws {
+        #expect(try parse("a3f9c0d1e2b3a4f5:\n  metered: \"Yes\"\n")["a3f9c0d1e2b3a4f5"]?.isMetered == true)
+        #expect(refusal("a3f9c0d1e2b3a4f5:\n  metered: \"maybe\"\n")?.reason == "metered is yes or no, not 'maybe'")
+        // 64 graphemes of 901 code points each would be 115 KB in every metric line
+        let heavy = String(repeating: "e" + String(repeating: "\u{301}", count: 900), count: 64)
+        #expect(NetworkSettingsFile.labelProblem(heavy) == "a label has 1 to 64 characters, not 57664")
+        #expect(NetworkSettingsFile.labelProblem(String(repeating: "é", count: 64)) == nil)
+        // An id's first digits, as reach watch prints them, name the network too
+        let identity = NetworkIdentity(id: "a3f9c0d1e2b3a4f5", ingredients: [.gatewayMAC])
+        #expect(identity.isNamed("a3f9") && identity.isNamed("A3F9C0…") && !identity.isNamed("a3f") && !identity.isNamed("a3f8"))
+    }
+
+    @Test func aFileWithCRLFEndsKeepsThemAndItsComments() throws {
+        let text = "# office notes\r\n0000000000000010:\r\n  label: a # keep me\r\n\r\n# phone below\r\n0000000000000011:\r\n  label: b\r\n"
+        let edited = try NetworkSettingsFile.recording(NetworkSettings(label: "c"), for: "0000000000000011", in: text, path: path)
+        #expect(edited == "# office notes\r\n0000000000000010:\r\n  label: a # keep me\r\n\r\n# phone below\r\n0000000000000011:\r\n  label: \"c\"\r\n")
     }
 }

@@ -175,4 +175,90 @@ struct NetworkSettingsReaderTests {
         #expect(await validator.updates.first { $0 == .validated } == .validated)
         #expect(network.probeCount(for: own) == 1 && network.probeCount(for: "http://configured.example/") == 0)
     }
+
+    /// Writes `text` to `path` as `>` does: truncated, then written after `pause`, then closed.
+    private func overwrite(_ path: String, with text: String, pause: useconds_t = 30_000) {
+        let descriptor = open(path, O_WRONLY | O_TRUNC)
+        usleep(pause)
+        _ = Array(text.utf8).withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+    }
+
+    @Test(.ownThread(timeLimit: .seconds(60)))
+    func aFileBeingWrittenOrSavedByAnEditorNeverReadsAsNoSettings() async throws {
+        let directory = try Directory()
+        let path = "\(directory.path)/networks"
+        let metered = "\(Self.home):\n  label: phone\n  metered: yes\n"
+        try directory.write(metered)
+        let network = try network()
+        let reader = reader([path], on: network)
+        defer { reader.stop() }
+        let reachability = try NetworkReachability(network: network)
+        let seen = Recorder<ReachabilitySnapshot>()
+        let consumer = try reachability.addConsumer(rule: .snapshot) { seen.append($0) }
+        defer { reachability.removeConsumer(consumer) }
+        #expect(seen.waitFor(1).first?.path.isExpensive == true)
+
+        // Each save names the phone anew, so that the test can wait for it to be read
+        for save in 1...10 {
+            let text = "\(Self.home):\n  label: phone\(save)\n  metered: yes\n"
+            if save % 2 == 0 {
+                // `>`: truncated, then written a moment later
+                overwrite(path, with: text)
+            } else {
+                // An editor's save: the old file renamed away, a new one made and written, the old one removed
+                rename(path, path + "~")
+                let made = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+                usleep(30_000)
+                _ = Array(text.utf8).withUnsafeBytes { write(made, $0.baseAddress, $0.count) }
+                close(made)
+                unlink(path + "~")
+            }
+            #expect(seen.waitFor { $0.path.network?.label == "phone\(save)" } != nil)
+        }
+        // Broken by `>`: the malformed text counts, not the empty file before it
+        overwrite(path, with: "\(Self.home):\n  label: phone10\n  metered: yess\n")
+        #expect(eventually { reader.problems.count == 1 })
+        let quiet = seen.valuesAfterQuiet(0.3)
+        #expect(quiet.allSatisfy { $0.path.isExpensive && $0.path.network?.label != nil })
+        #expect(quiet.count == 11)
+
+        // Emptied for good: the settings lapse after the grace, with no change before it
+        let emptied = MonotonicClock.milliseconds()
+        overwrite(path, with: "", pause: 0)
+        let lapsed = seen.waitFor(12).last
+        #expect(lapsed?.path.network?.label == nil && lapsed?.path.isExpensive == false)
+        #expect(MonotonicClock.milliseconds() - emptied >= Int(NetworkSettingsReader.missingGrace.saturatingMilliseconds))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aLinkedFileIsFollowedToItsTargetAndRecordingWritesThroughIt() async throws {
+        let directory = try Directory()
+        mkdir("\(directory.path)/dotfiles", 0o755)
+        mkdir("\(directory.path)/config", 0o755)
+        let target = "\(directory.path)/dotfiles/networks"
+        let link = "\(directory.path)/config/networks"
+        try directory.write("\(Self.home):\n  label: dot1\n", to: "dotfiles/networks")
+        symlink(target, link)
+        let network = try network()
+        let reader = reader([link], on: network)
+        defer { reader.stop() }
+        let reachability = try NetworkReachability(network: network)
+        var updates = reachability.updates.makeAsyncIterator()
+        #expect(await updates.next()?.path.network?.label == "dot1")
+        // Edited where it lives
+        overwrite(target, with: "\(Self.home):\n  label: dot2\n", pause: 0)
+        #expect(await updates.next()?.path.network?.label == "dot2")
+        // Recorded through the link: the link stays, its target changes
+        try NetworkSettingsReader.record(NetworkSettings(label: "dot3"), for: Self.home, in: link)
+        #expect(await updates.next()?.path.network?.label == "dot3")
+        var info = stat()
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(try TestFile.text(target).contains("dot3"))
+        // A link made in place of the file (ln -sf): read without a write after it
+        try directory.write("\(Self.home):\n  label: other\n", to: "dotfiles/other")
+        unlink(link)
+        symlink("\(directory.path)/dotfiles/other", link)
+        #expect(await updates.next()?.path.network?.label == "other")
+    }
 }

@@ -124,5 +124,15 @@ struct NetworkSettingsCLIInNamespaceTests {
         // And labelling refuses to write into it
         let refused = try reach(["networks", "label", "x"], in: network, folder)
         #expect(refused.status == 78 && refused.standardError.contains("may be written by other users"))
+
+        // A relative REACH_NETWORKS is from the working directory; root's umask does not hide what it makes from users
+        let relative = try network.run([
+            "sh", "-c",
+            "umask 077; cd \(folder.path) && REACH_NETWORKS=made/networks \(ReachBinary.path) networks label x --network \(id)",
+        ])
+        #expect(relative.standardOutput == "\(id): label x (\(folder.path)/made/networks)\n")
+        var info = stat()
+        #expect(stat("\(folder.path)/made", &info) == 0 && info.st_mode & 0o777 == 0o755)
+        #expect(stat("\(folder.path)/made/networks", &info) == 0 && info.st_mode & 0o777 == 0o644)
     }
 }

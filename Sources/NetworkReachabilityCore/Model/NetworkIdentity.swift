@@ -60,9 +60,12 @@ public struct NetworkIdentity: Sendable, Hashable {
         return applied
     }
 
-    /// Whether `name` names this network: its label, or its whole id (any case).
+    /// Whether `name` names this network: its label, its id, or the id's first 4 or more digits as ``summary`` shows
+    /// them (any case; a trailing `…` is ignored).
     public func isNamed(_ name: String) -> Bool {
-        name == label || name.lowercased() == id
+        if name == label { return true }
+        let digits = name.hasSuffix("…") ? name.dropLast() : Substring(name)
+        return digits.count >= 4 && digits.allSatisfy(\.isHexDigit) && id.hasPrefix(digits.lowercased())
     }
 
     /// `home (a3f9…)` for a labelled network, `7c21…` otherwise: what `reach watch` prints.

@@ -226,7 +226,7 @@ extension ReachabilityPath: Codable {
 
     /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
     /// `supportsIPv6`, `isExpensive`, `reason`, `gateways`, `availableInterfaces` and `network` (``NetworkIdentity``:
-    /// `id`, `label`, `ingredients`) always (null or empty where absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
+    /// `id`, `label`, `ingredients`, and its settings' `metered` and `validate` where set) always (null or empty where absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
     /// internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target; and those of
     /// ``details`` that a source knows (`radioTechnology`, `accessTechnologies`, `signal`, `isRoaming`, `isMetered`,

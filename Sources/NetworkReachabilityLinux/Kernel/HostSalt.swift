@@ -83,8 +83,8 @@ enum HostSalt {
     /// The 32 bytes at `path` when it is a regular file owned by `owner` that nobody else may write.
     private static func validKey(at path: String, owner: uid_t) -> [UInt8]? {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_uid == owner,
-            info.st_mode & 0o022 == 0, info.st_size == 32,
+        guard lstat(path, &info) == 0, TrustedFile.refusal(owner: info.st_uid, mode: info.st_mode, kind: "key", owners: [owner], isDirectory: false) == nil,
+            info.st_size == 32,
             let key = SmallFile.bytes(path, limit: 33), key.count == 32
         else { return nil }
         return key
@@ -103,8 +103,9 @@ enum HostSalt {
     /// Whether `directory` is a directory `owner` owns that nobody else may write (so nobody else can put a file in it).
     private static func isSafeDirectory(_ directory: String, owner: uid_t) -> Bool {
         var info = stat()
-        return lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR && info.st_uid == owner
-            && info.st_mode & 0o022 == 0
+        return lstat(directory, &info) == 0
+            && TrustedFile.refusal(
+                owner: info.st_uid, mode: info.st_mode, kind: "directory", owners: [owner], isDirectory: true) == nil
     }
 
     private static func isOwned(_ path: String, by user: uid_t) -> Bool {
