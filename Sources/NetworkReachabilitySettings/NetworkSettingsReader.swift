@@ -136,7 +136,7 @@ public final class NetworkSettingsReader: Sendable {
         reload(isFirst: true)
         monitor.attach(self)
         do {
-            let started = try DedicatedThread(name: "network-settings") { [self] in
+            let started = try DedicatedThread(name: "net-settings") { [self] in
                 guard let watch = SettingsFileWatch(paths: locations.map(\.path)) else {
                     logger.warning("cannot watch the network settings files; changes are read at the next start")
                     return

@@ -35,7 +35,7 @@ final class CommandOutput: Sendable {
         }
         (reader, writer) = (pipes[0][0], pipes[0][1])
         (stopReader, stopWriter) = (pipes[1][0], pipes[1][1])
-        let thread = try? DedicatedThread(name: "reach-job-output") { [self] in forward(to: job) }
+        let thread = try? DedicatedThread(name: "job-output") { [self] in forward(to: job) }
         guard let thread else {
             for end in pipes.joined() { close(end) }
             throw JobFailure("cannot start its output's reader")

@@ -50,7 +50,7 @@ struct HostNamesInNamespaceTests {
         #expect(decode(output.lines.last ?? "")["flagsString"] as? String == "-R ------d")
     }
 
-    @Test func aWatchThatResolvedANameAndLookedForDNS64KeepsNoThreadBeyondItsOwnTwo() throws {
+    @Test func aWatchThatResolvedANameAndLookedForDNS64KeepsNoThreadBeyondItsOwn() throws {
         // Given a watch of a name from the hosts file and of an IPv4 address
         let network = try TestNetwork()
         defer { network.remove() }
@@ -72,18 +72,18 @@ struct HostNamesInNamespaceTests {
                     decode($0)["target"] as? String == "198.51.100.1" && decode($0)["status"] as? String == "notReachable"
                 }
             })
-        // Then, once that work is done, only the main thread, the monitor's and the radio-details reader's (waiting for
-        // a system bus to appear) are left: the resolver's threads ended, and no Dispatch pool was started (its monitor would wake the process every second from then on).
+        // Then, once that work is done, only the main thread, the monitor's, the radio-details reader's (waiting for
+        // a system bus to appear) and the network settings' (waiting on inotify) are left: the resolver's threads ended, and no Dispatch pool was started (its monitor would wake the process every second from then on).
         // (Wake-ups themselves are not counted here: other tests' namespaces coming and going wake the monitor.)
         #expect(eventually(timeout: 5) { (try? Self.threadNames(of: watcher.pid)) == Self.watchThreadNames })
         #expect(try Self.threadNames(of: watcher.pid) == Self.watchThreadNames)
     }
 
-    /// The threads of an idle `reach watch`, sorted: the main one, the monitor's and the radio-details reader's, plus,
-    /// under ThreadSanitizer, the background thread its runtime starts with the first `pthread_create` (it keeps the
-    /// process's name).
+    /// The threads of an idle `reach watch`, sorted: the main one, the monitor's, the radio-details reader's and the
+    /// network settings' reader's, plus, under ThreadSanitizer, the background thread its runtime starts with the first
+    /// `pthread_create` (it keeps the process's name).
     private static let watchThreadNames =
-        ((Sanitizer.current == "thread" ? ["reach"] : []) + ["reach", "reachability", "radio-details"]).sorted()
+        ((Sanitizer.current == "thread" ? ["reach"] : []) + ["reach", "reachability", "radio-details", "net-settings"]).sorted()
 
     /// The names of `pid`'s threads, sorted.
     private static func threadNames(of pid: pid_t) throws -> [String] {
