@@ -20,6 +20,12 @@ package enum SmallFile {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
+        return bytes(from: descriptor, limit: limit)
+    }
+
+    /// What is left to read from the open `descriptor`, at most `limit` bytes; `nil` when a read fails (`errno` says
+    /// why). The caller keeps and closes the descriptor.
+    package static func bytes(from descriptor: Int32, limit: Int) -> [UInt8]? {
         var buffer: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: min(max(limit, 0), 64 * 1024))
         while buffer.count < limit {

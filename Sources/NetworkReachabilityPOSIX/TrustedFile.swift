@@ -38,14 +38,9 @@ package enum TrustedFile {
         if let refusal = refusal(info, kind: "it", owners: owners, type: S_IFREG) { return .refused(refusal) }
         if let refusal = directoryRefusal(directory, owners: owners) { return .refused(refusal) }
         guard info.st_size <= limit else { return .refused("is longer than \(limit) bytes") }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while bytes.count <= limit {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { return .refused("cannot be read: \(describe(errno))") }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[..<count])
+        // One byte more than the limit: a file that grew since `fstat` is told from one that just fits.
+        guard let bytes = SmallFile.bytes(from: descriptor, limit: limit + 1) else {
+            return .refused("cannot be read: \(describe(errno))")
         }
         guard bytes.count <= limit else { return .refused("is longer than \(limit) bytes") }
         return .read(bytes)

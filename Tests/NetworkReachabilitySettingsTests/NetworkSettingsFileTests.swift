@@ -1,6 +1,7 @@
 import NetworkReachabilityCore
 @testable import NetworkReachabilitySettings
 import Testing
+import TestSupport
 
 /// The settings file's format: what it takes, the line each mistake is named on, and an edit that keeps the rest.
 struct NetworkSettingsFileTests {
@@ -161,18 +162,6 @@ struct NetworkSettingsFileTests {
         #expect(edited == "# office notes\r\n0000000000000010:\r\n  label: a # keep me\r\n\r\n# phone below\r\n0000000000000011:\r\n  label: \"c\"\r\n")
     }
 
-    /// A deterministic generator (SplitMix64), so a failure is the same on every run.
-    private struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func textMadeOfTheFormatsOwnPiecesIsTakenOrRefusedWithALineNeverACrash() {
         // Pieces of YAML and of this format, in random order: every outcome is a result or a malformed line in range
         let pieces = [
@@ -180,7 +169,7 @@ struct NetworkSettingsFileTests {
             "#", "&a", "*a", "[", "]", "{", "}", ",", "-", "?", "!!str", "|", ">", "http://p.example/", "\u{301}", "\t",
             "---", "...", "%YAML 1.1", "<<", "~", "null", "é", "\u{0}",
         ]
-        var generator = SeededGenerator(state: 54)
+        var generator = SplitMix64(seed: 54)
         for _ in 0..<3000 {
             let text = (0..<Int.random(in: 1...40, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             do {

@@ -4,6 +4,7 @@
     import Musl
 #endif
 import Testing
+import TestSupport
 
 import NetworkReachabilityKit
 @testable import NetworkReachabilityCore

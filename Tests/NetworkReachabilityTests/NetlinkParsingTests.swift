@@ -5,6 +5,7 @@ import CNetlink
     import Musl
 #endif
 import Testing
+import TestSupport
 
 import NetworkReachabilityKit
 @testable import NetworkReachabilityCore
@@ -207,18 +208,5 @@ struct NetlinkParsingTests {
         let message = NetlinkMessage.split(encoded[...]).messages.first
         #expect(message?.sequence == 9)
         #expect(message?.flags == UInt16(NLM_F_REQUEST))
-    }
-}
-
-/// A small deterministic generator, so the mutation test repeats exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

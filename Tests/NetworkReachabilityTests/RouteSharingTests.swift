@@ -5,6 +5,7 @@ import CNetlink
     import Musl
 #endif
 import Testing
+import TestSupport
 
 import NetworkReachabilityKit
 @testable import NetworkReachabilityCore
