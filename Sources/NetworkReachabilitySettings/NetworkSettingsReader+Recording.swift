@@ -59,14 +59,8 @@ extension NetworkSettingsReader {
     /// Makes the directories on the way to `directory` that are missing, each 0755 whatever the umask: a directory
     /// other users cannot read would hide root's file from them.
     private static func makeDirectory(_ directory: String, path: String) throws(NetworkSettingsError) {
-        var prefix = directory.hasPrefix("/") ? "" : "."
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            if mkdir(prefix, 0o755) == 0 {
-                chmod(prefix, 0o755)
-            } else if errno != EEXIST {
-                throw .unwritable(path: path, reason: "\(prefix) cannot be made: \(String(cString: strerror(errno)))")
-            }
+        if let (component, failure) = Directory.make(directory, mode: 0o755) {
+            throw .unwritable(path: path, reason: "\(component) cannot be made: \(String(cString: strerror(failure.errno)))")
         }
     }
 

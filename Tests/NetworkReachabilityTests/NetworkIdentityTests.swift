@@ -179,4 +179,28 @@ struct NetworkIdentityTests {
         #expect(chown(directory + "/identity-salt", 0, 0) == 0 && chmod(directory, 0o777) == 0)
         #expect(HostSalt.keptKey(in: directory, owner: 0, readableByAll: false) == nil)
     }
+
+    /// Under root's common umask 077, the host's key directory and key are still made readable by every user (the
+    /// umask is changed on a thread of its own, unshared from the process, so no other test's files are touched).
+    @Test(.ownThread) func theHostsKeyIsReadableByUsersWhateverRootsUmask() throws {
+        let folder = try TestFolder.make("salt-umask")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let directory = folder + "/var/lib/reach"
+        let made = Recorder<(unshared: Int32, key: [UInt8]?)>()
+        Thread {
+            // unshare(2) with CLONE_FS (0x200), which Swift's Glibc module does not declare
+            typealias Unshare = @convention(c) (Int32) -> Int32
+            let unshare = dlsym(dlopen(nil, RTLD_NOW), "unshare").map { unsafeBitCast($0, to: Unshare.self) }
+            let unshared = unshare?(0x200) == 0 ? 0 : errno
+            if unshared == 0 { umask(0o077) }
+            made.append((unshared, unshared == 0 ? HostSalt.keptKey(in: directory, owner: 0, readableByAll: true) : nil))
+        }.start()
+        let result = try #require(made.waitFor(1).first)
+        #expect(result.unshared == 0, "unshare(CLONE_FS): errno \(result.unshared)")
+        #expect(result.key?.count == 32)
+        var info = stat()
+        for (path, mode) in [(folder + "/var", 0o755), (folder + "/var/lib", 0o755), (directory, 0o755), (directory + "/identity-salt", 0o644)] {
+            #expect(stat(path, &info) == 0 && Int(info.st_mode & 0o777) == mode, "\(path): \(String(info.st_mode & 0o777, radix: 8))")
+        }
+    }
 }

@@ -72,6 +72,7 @@ enum HostSalt {
         let key = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, readableByAll ? 0o644 : 0o600)
         if descriptor >= 0 {
+            fchmod(descriptor, readableByAll ? 0o644 : 0o600)  // whatever the umask
             _ = key.withUnsafeBytes { write(descriptor, $0.baseAddress, 32) }
             fsync(descriptor)
             close(descriptor)
@@ -92,11 +93,7 @@ enum HostSalt {
 
     /// Makes `directory` and its parents as needed; whether it ends a directory `owner` owns that nobody else writes.
     private static func makeDirectory(_ directory: String, owner: uid_t, mode: mode_t) -> Bool {
-        var prefix = ""
-        for component in directory.split(separator: "/") {
-            prefix += "/" + component
-            _ = mkdir(prefix, mode)
-        }
+        _ = Directory.make(directory, mode: mode)
         return isSafeDirectory(directory, owner: owner)
     }
 
