@@ -527,18 +527,26 @@ final class ServeClient: @unchecked Sendable {
             count, seconds = int(count), float(seconds)
             resource.setrlimit(resource.RLIMIT_NOFILE, (count * 2 + 512, count * 2 + 512))
             host, port = split(address)
-            selector, opened, refused = selectors.DefaultSelector(), 0, 0
+            selector, opened, refused, unanswered = selectors.DefaultSelector(), 0, 0, []
             for index in range(count):
                 s = socket.socket()
                 s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
                 s.bind(('127.0.0.%d' % (2 + index % 4), 0))
                 s.connect((host, port))
                 s.sendall(b'GET /events HTTP/1.1\r\nHost: x\r\n\r\n')
-                head = s.recv(12)
-                if head.startswith(b'HTTP/1.1 200'):
+                try:
+                    head = s.recv(12)
+                except ConnectionResetError:
+                    head = None
+                if head.startswith(b'HTTP/1.1 200') if head else False:
                     opened += 1
                     s.setblocking(False)
                     selector.register(s, selectors.EVENT_READ)
+                elif not head:
+                    # Closed before any answer (a reset when the request was still unread): what the server does
+                    # to a connection whose request and answer miss the request timeout.
+                    unanswered.append('%d: %s' % (index, 'reset' if head is None else 'closed'))
+                    s.close()
                 else:
                     refused += 1
                     s.close()
@@ -583,7 +591,8 @@ final class ServeClient: @unchecked Sendable {
             thread.join()
             fastthread.join()
             times.sort()
-            print(json.dumps({'opened': opened, 'refused': refused, 'fastBytes': fastBytes[0], 'scrapes': len(times),
+            print(json.dumps({'opened': opened, 'refused': refused, 'unanswered': unanswered,
+                              'fastBytes': fastBytes[0], 'scrapes': len(times),
                               'p50': times[len(times) // 2][0], 'p99': times[int(len(times) * 0.99)][0],
                               'slowest': times[-1]}))
 

@@ -193,7 +193,13 @@ struct ServeFailsClosedInNamespaceTests {
         let after = try #require(server.residentKiB)
         let dropped = try server.samples(of: "reach_serve_closed_connections_total").first { $0.labels["reason"] == "slowReader" }
         print("300 slow /events readers on 50 targets: \(readers); \(dropped?.value ?? 0) dropped; resident \(settled) KiB settled, \(peak) KiB at the peak, \(after) KiB after")
-        #expect(readers["opened"] as? Int == 300 && readers["refused"] as? Int == 0, "\(readers)")
+        // Every stream opened. Under a sanitizer on a loaded machine (the whole suite's three runs on two cores) a
+        // turn of the server's loop can outlast the 3 s request timeout this test sets, and a connection whose
+        // request and answer miss it is closed unanswered, as it should be: a few such are allowed there, never a
+        // stream refused.
+        let unanswered = (readers["unanswered"] as? [String])?.count ?? .max
+        #expect(readers["refused"] as? Int == 0 && unanswered <= (Sanitizer.current == nil ? 0 : 3), "\(readers)")
+        #expect(readers["opened"] as? Int == 300 - unanswered, "\(readers)")
         #expect(dropped?.value ?? 0 > 0, "readers behind for 3 s were dropped")
         // Scrapes beside them: 0.7 to 0.9 s at p99 in a debug build here (1.6 s before each step was bounded by its
         // events); 2 s allowed, well within Prometheus' 10 s timeout
