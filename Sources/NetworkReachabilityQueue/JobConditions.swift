@@ -10,9 +10,9 @@ public struct JobConditions: Codable, Sendable, Hashable {
     public var reachable = true
     /// The internet answered a validation probe (a captive portal or a dead uplink does not count).
     public var validated = false
-    /// The path is not expensive (cellular, or marked metered).
+    /// The path is not expensive (cellular, or marked metered; through a VPN, the link under it too).
     public var unmetered = false
-    /// The path is not over a roaming modem.
+    /// The path is not over a roaming modem, directly or under its VPN (`ReachabilityPath.isRoaming`).
     public var notRoaming = false
     /// Only through an interface of this type.
     public var requiredType: NetworkInterface.InterfaceType?
@@ -60,7 +60,7 @@ public struct JobConditions: Codable, Sendable, Hashable {
         if reachable && !snapshot.status.isReachable { return false }
         if validated && !isValidated { return false }
         if unmetered && snapshot.path.isExpensive { return false }
-        if notRoaming && snapshot.path.details?.isRoaming == true { return false }
+        if notRoaming && snapshot.path.isRoaming { return false }
         if let minimumQuality, (snapshot.path.quality?.effectiveType ?? .unknown) < minimumQuality { return false }
         if let network, snapshot.path.network?.isNamed(network) != true { return false }
         return true

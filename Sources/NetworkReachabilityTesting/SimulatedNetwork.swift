@@ -55,8 +55,12 @@ public final class SimulatedNetwork: Sendable {
     ///   - name: 1 to 15 bytes, as Linux allows, e.g. `eth0`, `wlan0`, `wwan0`.
     ///   - type: the kind of link; `cellular` makes paths through it WWAN.
     ///   - isPointToPoint: a tunnel or PPP link; paths through it are `transientConnection`.
+    ///   - linkKind: the kernel's kind of link, e.g. `tun` or `wireguard` for a VPN's tunnel
+    ///     (``NetworkInterface/isVPN``), whose paths name the default route beside it as their
+    ///     ``ReachabilityPath/underlying`` link.
     public func addInterface(
-        _ name: String, type: NetworkInterface.InterfaceType = .wiredEthernet, isPointToPoint: Bool = false
+        _ name: String, type: NetworkInterface.InterfaceType = .wiredEthernet, isPointToPoint: Bool = false,
+        linkKind: String? = nil
     ) throws(SimulatedNetworkError) {
         let utf8 = name.utf8
         guard (1...15).contains(utf8.count), !name.contains(where: { $0 == "/" || $0 == ":" || $0.isWhitespace }) else {
@@ -64,7 +68,7 @@ public final class SimulatedNetwork: Sendable {
         }
         try backend.change { state throws(SimulatedNetworkError) in
             guard state.index(of: name) == nil else { throw .interfaceExists(name) }
-            state.addInterface(named: name, type: type, isPointToPoint: isPointToPoint)
+            state.addInterface(named: name, type: type, isPointToPoint: isPointToPoint, linkKind: linkKind)
         }
     }
 

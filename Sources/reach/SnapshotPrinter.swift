@@ -19,7 +19,8 @@ struct SnapshotPrinter: Sendable {
             : Self.humanLine(snapshot, target: target, validation: validation)
     }
 
-    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, with a network the settings
+    /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, through a VPN
+    /// `internet: reachable via other tun0, VPN over cellular ppp0 (LTE, roaming) [-R t------]`, with a network the settings
     /// name `…, gateway 192.0.2.1, network home (not metered) [-R -------]`, or with a modem's details
     /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`, and with
     /// `--quality` `…, gateway 192.0.2.1, 3g-like (rtt 420 ms, 610 kbit/s, 37 samples) [-R -------]`
@@ -34,6 +35,7 @@ struct SnapshotPrinter: Sendable {
         if let reason = snapshot.path.reason, snapshot.path.host == nil { line += " (\(reason))" }
         if let interface = snapshot.path.interface { line += " via \(interface.type.rawValue) \(interface.name)" }
         if let details = snapshot.path.details?.summary, !details.isEmpty { line += " (\(details))" }
+        if snapshot.path.isVPN { line += ", VPN" + Self.underlying(snapshot.path) }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
         if let network = snapshot.path.network, network.label != nil || network.isMetered != nil {
             // What the network's settings say; an unnamed network's id is on `reach networks` and in JSON.
@@ -59,6 +61,14 @@ struct SnapshotPrinter: Sendable {
         case .notChecked?: line += ", not validated"
         }
         return line + " [\(snapshot.flags.flagsString)]"
+    }
+
+    /// ` over cellular ppp0 (LTE, roaming, metered)`: the link under a VPN, or ` over an unknown link`.
+    static func underlying(_ path: ReachabilityPath) -> String {
+        guard let link = path.underlying.first else { return " over an unknown link" }
+        let text = " over \(link.interface.type.rawValue) \(link.interface.name)"
+        guard let details = link.details?.summary, !details.isEmpty else { return text }
+        return text + " (\(details))"
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.

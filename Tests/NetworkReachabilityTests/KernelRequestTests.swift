@@ -52,6 +52,15 @@ struct KernelRequestTests {
         #expect(attributes[UInt16(RTA_DST.rawValue)] == [192, 0, 2, 9])
     }
 
+    @Test func aMarkedLookupCarriesTheMarkAsAPacketWould() throws {
+        let message = try #require(messages([.markedRoute(to: try IPAddress("8.8.8.8"), mark: 51820)]).first)
+        #expect(message.type == UInt16(RTM_GETROUTE) && message.flags == UInt16(NLM_F_REQUEST))
+        #expect(Array(message.payload.prefix(12)) == [UInt8(AF_INET), 32, 0] + [UInt8](repeating: 0, count: 9))
+        let attributes = try attributes(message, after: Int(cnl_rtmsg_length()))
+        #expect(attributes.keys.sorted() == [UInt16(RTA_DST.rawValue), UInt16(RTA_MARK.rawValue)].sorted())
+        #expect(attributes[UInt16(RTA_MARK.rawValue)] == withUnsafeBytes(of: UInt32(51820)) { Array($0) })
+    }
+
     @Test func linkQueriesAndDumpsCarryAnIfinfomsg() throws {
         let encoded = messages([.link(index: 4), .linkNamed("eth0"), .links, .addresses])
         #expect(encoded.map(\.sequence) == [7, 8, 9, 10])

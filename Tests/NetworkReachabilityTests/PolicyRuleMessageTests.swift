@@ -46,7 +46,13 @@ struct PolicyRuleMessageTests {
         #expect(!PolicyRuleMessage.areDefaults([local, toPrefix, fallback], family: .ipv4))
         #expect(try #require(try Self.ruleMessage(priority: 32766, table: 254, tos: 4)).isSelective)
         let marked = try #require(try Self.ruleMessage(priority: 32766, table: 254, extra: [(UInt16(FRA_FWMARK), [1, 0, 0, 0])]))
-        #expect(marked.isSelective)
+        #expect(marked.isSelective && marked.firewallMark == 1 && main.firewallMark == nil)
+        // wg-quick's `not fwmark 51820`: the mark its tunnel's own packets carry past the tunnel
+        let notMarked = try #require(try Self.ruleMessage(
+            priority: 32765, table: 51820, extra: [(UInt16(FRA_FWMARK), withUnsafeBytes(of: UInt32(51820)) { Array($0) })]))
+        #expect(notMarked.firewallMark == 51820)
+        let zeroMark = try #require(try Self.ruleMessage(priority: 1, table: 254, extra: [(UInt16(FRA_FWMARK), [0, 0, 0, 0])]))
+        #expect(zeroMark.firewallMark == nil)
         let suppressing = try Self.ruleMessage(
             priority: 32766, table: 254, extra: [(UInt16(FRA_SUPPRESS_IFGROUP), [0, 0, 0, 0])])
         #expect(suppressing?.isSelective == true)

@@ -49,6 +49,37 @@ struct RealModemLinkInNamespaceTests {
         print("PPP modem: \(complete) of 30 one-shot reads had the radio keys")
         #expect(complete == 30)
 
+        // When a VPN's tunnel takes the internet's route with OpenVPN's split default, the modem's default shadowed
+        try network.addTun(named: "vpn0")
+        try network.ip("addr", "add", "10.8.0.2/24", "dev", "vpn0")
+        try network.ip("link", "set", "vpn0", "up")
+        try network.ip("route", "add", "0.0.0.0/1", "dev", "vpn0")
+        try network.ip("route", "add", "128.0.0.0/1", "dev", "vpn0")
+        // Then the path is the tunnel's and names ppp0 under it with the modem's facts: the tunnel costs what
+        // carries it, and is as cellular
+        let tunnelled = try Self.status(network, reach)
+        let tunnel = tunnelled["interface"] as? [String: Any]
+        #expect(tunnel?.string("name") == "vpn0" && tunnelled.bool("vpn") == true, "\(tunnelled)")
+        #expect(tunnelled.string("connection") == "ethernetOrWiFi", "the flags are the tunnel's own: \(tunnelled)")
+        let under = (tunnelled["underlying"] as? [[String: Any]])?.first
+        #expect((under?["interface"] as? [String: Any])?.string("name") == "ppp0", "\(tunnelled)")
+        #expect((under?["interface"] as? [String: Any])?.string("type") == "cellular", "\(tunnelled)")
+        #expect(under?.string("radioTechnology") == "lte4G" && under?.bool("isRoaming") == true, "\(tunnelled)")
+        #expect(under?.bool("isMetered") == true && under?.bool("isExpensive") == true, "\(tunnelled)")
+        #expect(tunnelled.bool("isExpensive") == true, "\(tunnelled)")
+        let human = try network.run(reach + ["status"]).standardOutput
+        #expect(human.contains("via other vpn0") && human.contains(", VPN over cellular ppp0 (LTE, "), "\(human)")
+        // And a target that prohibits cellular refuses the tunnel (only the modem carries anything), one that
+        // requires it takes it, and a wait for an unmetered path does not end
+        let tunnelProhibited = try network.run(reach + ["status", "--json", "--prohibit", "cellular"])
+        #expect(tunnelProhibited.status == 1, "\(tunnelProhibited.standardOutput)")
+        #expect(try network.run(reach + ["status", "--require", "cellular"]).status == 0)
+        #expect(try network.run(reach + ["wait", "--unmetered", "--timeout", "0"]).status == 1)
+        // And without the tunnel, ppp0 is the path again
+        try network.ip("route", "del", "0.0.0.0/1", "dev", "vpn0")
+        try network.ip("route", "del", "128.0.0.0/1", "dev", "vpn0")
+        #expect((try Self.status(network, reach)["interface"] as? [String: Any])?.string("name") == "ppp0")
+
         // When NetworkManager reconnects ten times, making a new external device for ppp0 each time
         var unmetered: [String] = []
         for round in 1...10 {

@@ -47,6 +47,12 @@ package protocol RouteQuerying: AnyObject, Sendable {
     func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer]
     /// The routes to several destinations in one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
+    /// The routes a packet to `destination` could take if the host's VPN tunnels were not there, best first: what
+    /// the evaluation names as the link under a tunnel (``UnderlyingLink``), taking the first that leaves through no
+    /// tunnel. Linux: the answers of lookups marked with each firewall mark its policy rules name (wg-quick and
+    /// NetworkManager send a WireGuard tunnel's own packets past its routes by a mark), then the main table's
+    /// default routes by metric (those a split default such as OpenVPN's `0.0.0.0/1` and `128.0.0.0/1` shadows).
+    func routesBesideTunnels(to destination: IPAddress) throws(ReachabilityError) -> [Route]
     /// Every address of every link.
     func addresses() throws(ReachabilityError) -> [InterfaceAddress]
     /// The index of the link called `name`, or `nil` when there is none.

@@ -1,22 +1,24 @@
 /// Interface-type restrictions in the evaluation (NWPathMonitor's required and prohibited interface types): the
 /// kernel is asked for the route out of each allowed interface, as `ip route get … oif IF` asks it.
 extension TargetEvaluator {
-    /// `target` reached only through the interface types `restriction` allows: the host's own route when it leaves
-    /// through an allowed interface; else the first allowed interface (by index) that a route carries the target
-    /// out of; else, when only a prohibited interface carries it, not reachable for that reason.
+    /// `target` reached only through the interface types `restriction` allows: the host's own route when its path
+    /// is allowed (``InterfaceRestriction/allows(_:)-(ReachabilityPath)``: through a VPN, the link under it too);
+    /// else the first allowed interface (by index) that a route carries the target out of; else, when only a
+    /// prohibited interface carries it, not reachable for that reason.
     func evaluate(
         _ target: ReachabilityTarget, restrictedTo restriction: InterfaceRestriction
     ) throws(ReachabilityError) -> ReachabilitySnapshot {
         let restricted = ReachabilityTarget.restricted(target, restriction)
         let usual = try evaluate(target)
-        if let type = usual.path.interface?.type, restriction.allows(type) || !usual.flags.contains(.reachable) {
+        if usual.path.interface == nil || restriction.allows(usual.path) || !usual.flags.contains(.reachable) {
             return ReachabilitySnapshot(target: restricted, flags: usual.flags, path: usual.path)
         }
-        if usual.path.interface == nil { return ReachabilitySnapshot(target: restricted, flags: usual.flags, path: usual.path) }
         var best: ReachabilitySnapshot?
         for link in try links.allLinks() where link.isUp && restriction.allows(interface(for: link).type) {
             let pinned = try evaluate(target, outOf: link.index)
-            guard pinned.path.interface?.index == link.index, Self.rank(pinned.flags) > Self.rank(best?.flags ?? []) else {
+            guard pinned.path.interface?.index == link.index, restriction.allows(pinned.path),
+                Self.rank(pinned.flags) > Self.rank(best?.flags ?? [])
+            else {
                 continue
             }
             best = pinned

@@ -44,6 +44,8 @@ package final class TargetEvaluator {
     package private(set) var internetIsMultipath: Bool?
     /// How unrouted IPv4 addresses are carried, once worked out (``nat64Plan()``).
     var knownNAT64Plan: NAT64Plan?
+    /// The links under the host's tunnels, per family of the internet they carry, each once asked (``underlying(_:)``).
+    private var underlyingByFamily: [IPAddress.Family: [UnderlyingLink]] = [:]
     /// The last route path described, and its description (``snapshot(_:family:_:)``).
     private var lastDescription: (family: IPAddress.Family, route: RoutePath, flags: ReachabilityFlags, path: ReachabilityPath)?
 
@@ -135,6 +137,7 @@ package final class TargetEvaluator {
         }
         return TargetDependency(
             destinations: destinations, interfaceIndex: snapshot.path.interface?.index,
+            underlyingInterfaceIndex: snapshot.path.underlying.first?.interface.index,
             sourceAddress: snapshot.path.sourceAddress)
     }
 
@@ -347,9 +350,32 @@ package final class TargetEvaluator {
         let path = ReachabilityPath(
             interface: interface, gateway: routePath.gateway, sourceAddress: routePath.preferredSource,
             supportsIPv4: family == .ipv4 && isReachable, supportsIPv6: family == .ipv6 && isReachable,
-            reason: isReachable ? nil : link.flatMap(Self.reason(notCarrying:)))
+            reason: isReachable ? nil : link.flatMap(Self.reason(notCarrying:)),
+            underlying: interface?.isVPN == true ? try underlying(family) : [])
         lastDescription = (family, routePath, flags, path)
         return ReachabilitySnapshot(target: target, flags: flags, path: path)
+    }
+
+    /// The link under a VPN's tunnel that carries `family`'s internet: the first route beside the tunnels
+    /// (``RouteQuerying/routesBesideTunnels(to:)``) to the family's probe that leaves through no tunnel, else the
+    /// other family's (an IPv6 tunnel may ride on IPv4); none when neither has one. Asked once per evaluator: it is
+    /// the same for every target through a tunnel, as the tunnel's endpoint is not known here.
+    private func underlying(_ family: IPAddress.Family) throws(ReachabilityError) -> [UnderlyingLink] {
+        if let known = underlyingByFamily[family] { return known }
+        var found: [UnderlyingLink] = []
+        for probe in family == .ipv4 ? Self.internetProbes : Self.internetProbes.reversed() where found.isEmpty {
+            for route in try queries.routesBesideTunnels(to: probe) where route.type == .unicast {
+                guard let index = route.outputInterface, let link = try links.link(index: index), !link.isLoopback else {
+                    continue
+                }
+                let interface = interface(for: link)
+                guard !interface.isVPN else { continue }
+                found = [UnderlyingLink(interface: interface, gateway: route.gateway)]
+                break
+            }
+        }
+        underlyingByFamily[family] = found
+        return found
     }
 
     /// `snapshot` of a target that names its interface (`index`, from a zone or a local address): a lookup pinned to

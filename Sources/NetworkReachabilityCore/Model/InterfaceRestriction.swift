@@ -28,6 +28,15 @@ public struct InterfaceRestriction: Sendable, Hashable, Codable, CustomStringCon
         (requiredType == nil || requiredType == type) && !prohibitedTypes.contains(type)
     }
 
+    /// Whether `path` may carry a restricted target: no interface it uses is of a prohibited type, the link under a
+    /// VPN included (a tunnel is as cellular as what carries it, so `noCellular` refuses a VPN over a modem), and a
+    /// required type is the route's interface's or the link's under it (a VPN over Wi-Fi uses Wi-Fi, as on Apple's
+    /// platforms). A VPN whose underlying link is unknown is judged by its tunnel alone (``NetworkInterface/InterfaceType/other``).
+    public func allows(_ path: ReachabilityPath) -> Bool {
+        guard let interface = path.interface else { return true }
+        let types = [interface.type] + path.underlying.map(\.interface.type)
+        return requiredType.map(types.contains) ?? true && prohibitedTypes.isDisjoint(with: types)
+    }
     /// `only wifi`, `not cellular`, or both: `only wiredEthernet; not cellular`.
     public var description: String {
         var parts: [String] = []

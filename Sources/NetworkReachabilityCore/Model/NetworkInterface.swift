@@ -23,6 +23,12 @@ public struct NetworkInterface: Sendable, Hashable, Codable {
     /// The kernel's link kind (`IFLA_INFO_KIND`, e.g. `veth`, `tun`, `wireguard`) where known.
     public var linkKind: String?
 
+    /// Whether the interface is a VPN's tunnel: a tun or tap device (link kind `tun`: OpenVPN, OpenConnect,
+    /// Tailscale, tun2socks) or a WireGuard link (kind `wireguard`), unless it is cellular: a modem's PPP link that a
+    /// user-space PPP daemon made as a tun carries the modem's own traffic. What a tunnel sends leaves the host through
+    /// another interface, a path's ``ReachabilityPath/underlying`` one. The one rule every path and restriction asks.
+    public var isVPN: Bool { type != .cellular && (linkKind == "tun" || linkKind == "wireguard") }
+
     /// Makes an interface description.
     public init(name: String, index: Int, type: InterfaceType, linkKind: String? = nil) {
         self.name = name

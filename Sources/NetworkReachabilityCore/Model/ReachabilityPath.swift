@@ -25,6 +25,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         var details: LinkDetails? = nil
         var quality: LinkQuality? = nil
         var network: NetworkIdentity? = nil
+        var underlying: [UnderlyingLink] = []
     }
 
     private final class Storage: @unchecked Sendable {
@@ -62,9 +63,27 @@ public struct ReachabilityPath: Sendable, Hashable {
     }
     /// NWPath's `isExpensive`: what the network's settings say (``NetworkIdentity/isMetered``), where they say it;
     /// otherwise the route leaves through a cellular interface, or its connection is metered
-    /// (``LinkDetails/isMetered``).
+    /// (``LinkDetails/isMetered``), or, through a VPN, the link under it is expensive by the same rule
+    /// (``UnderlyingLink/isExpensive``): a tunnel costs what carries it.
     public var isExpensive: Bool {
+        network?.isMetered
+            ?? (Self.isExpensive(interface: interface, details: details, network: nil)
+                || underlying.contains(where: \.isExpensive))
+    }
+    /// The rule of ``isExpensive`` for one interface: its network's settings where they say it, else cellular or
+    /// metered. Every path and every link under a tunnel asks here.
+    package static func isExpensive(interface: NetworkInterface?, details: LinkDetails?, network: NetworkIdentity?) -> Bool {
         network?.isMetered ?? (interface?.type == .cellular || details?.isMetered == true)
+    }
+    /// Whether a modem says the route's interface, or the link under its VPN, is roaming.
+    public var isRoaming: Bool { details?.isRoaming == true || underlying.contains { $0.details?.isRoaming == true } }
+    /// Whether the route leaves through a VPN's tunnel (``NetworkInterface/isVPN``).
+    public var isVPN: Bool { interface?.isVPN == true }
+    /// Through a VPN: the link that carries the tunnel's packets, with its own type, details and network; empty
+    /// when the path is no VPN's, or when what carries the tunnel cannot be known (see ``UnderlyingLink``).
+    public var underlying: [UnderlyingLink] {
+        get { storage.fields.underlying }
+        set { update { $0.underlying = newValue } }
     }
     /// What a modem or a network manager says of the route's interface: radio technology, signal, roaming, metered.
     /// `nil` unless a source of such details is running (the `NetworkReachabilityRadio` product, or a simulated
@@ -137,8 +156,11 @@ public struct ReachabilityPath: Sendable, Hashable {
         get { storage.fields.supportsDNS }
         set { update { $0.supportsDNS = newValue } }
     }
-    /// NWPath's `usesInterfaceType(_:)`: whether the route leaves through an interface of `type`.
-    public func usesInterfaceType(_ type: NetworkInterface.InterfaceType) -> Bool { interface?.type == type }
+    /// NWPath's `usesInterfaceType(_:)`: whether the route leaves through an interface of `type`, or, through a VPN,
+    /// the link under it is of `type` (as Apple's path over a VPN on Wi-Fi uses Wi-Fi).
+    public func usesInterfaceType(_ type: NetworkInterface.InterfaceType) -> Bool {
+        interface?.type == type || underlying.contains { $0.interface.type == type }
+    }
     /// Why the target is not reachable, or not known yet; `nil` when it is reachable.
     public var reason: UnsatisfiedReason? {
         get { storage.fields.reason }
@@ -174,7 +196,7 @@ public struct ReachabilityPath: Sendable, Hashable {
         nat64Prefixes: [DiscoveredNAT64Prefix] = [], advertisedDNSServers: [IPAddress] = [], captivePortal: String? = nil,
         synthesizedAddress: IPAddress? = nil, reason: UnsatisfiedReason? = nil, gateways: [IPAddress]? = nil,
         availableInterfaces: [NetworkInterface]? = nil, supportsDNS: Bool = false, details: LinkDetails? = nil,
-        quality: LinkQuality? = nil, network: NetworkIdentity? = nil
+        quality: LinkQuality? = nil, network: NetworkIdentity? = nil, underlying: [UnderlyingLink] = []
     ) {
         storage = Storage(
             Fields(
@@ -183,7 +205,7 @@ public struct ReachabilityPath: Sendable, Hashable {
                 advertisedDNSServers: advertisedDNSServers, captivePortal: captivePortal,
                 synthesizedAddress: synthesizedAddress, reason: reason,
                 supportsDNS: supportsDNS, details: details?.isEmpty == true ? nil : details, quality: quality,
-                network: network))
+                network: network, underlying: underlying))
         if let gateways { self.gateways = gateways }
         if let availableInterfaces { self.availableInterfaces = availableInterfaces }
     }
@@ -199,6 +221,7 @@ extension ReachabilityPath: Codable {
         case isIPv6Only, nat64Prefixes, advertisedDNSServers, captivePortal, supportsDNS
         case effectiveType
         case network
+        case vpn, underlying
     }
 
     /// Decodes what ``encode(to:)`` writes; the internet's keys (`isIPv6Only` and the rest) mark an internet path.
@@ -220,13 +243,16 @@ extension ReachabilityPath: Codable {
             supportsDNS: try container.decodeIfPresent(Bool.self, forKey: .supportsDNS) ?? false,
             details: try LinkDetails(from: decoder),
             quality: try container.contains(.effectiveType) ? LinkQuality(from: decoder) : nil,
-            network: try container.decodeIfPresent(NetworkIdentity.self, forKey: .network))
+            network: try container.decodeIfPresent(NetworkIdentity.self, forKey: .network),
+            underlying: try container.decodeIfPresent([UnderlyingLink].self, forKey: .underlying) ?? [])
         isInternet = container.contains(.isIPv6Only)
     }
 
     /// Encodes the path's keys, the JSON contract of `reach --json`: `interface`, `gateway`, `supportsIPv4`,
     /// `supportsIPv6`, `isExpensive`, `reason`, `gateways`, `availableInterfaces` and `network` (``NetworkIdentity``:
-    /// `id`, `label`, `ingredients`, and its settings' `metered` and `validate` where set) always (null or empty where absent); `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
+    /// `id`, `label`, `ingredients`, and its settings' `metered` and `validate` where set) always (null or empty where
+    /// absent); `vpn` (`true`) and `underlying` (``UnderlyingLink``s, empty when unknown) only for a VPN's path;
+    /// `isIPv6Only`, `nat64Prefixes`, `advertisedDNSServers`, `captivePortal` and `supportsDNS` for the
     /// internet only, which speaks for the network as a whole;
     /// `synthesizedAddress` only for an address reached through NAT64; `host` only for a host target; and those of
     /// ``details`` that a source knows (`radioTechnology`, `accessTechnologies`, `signal`, `isRoaming`, `isMetered`,
@@ -243,6 +269,10 @@ extension ReachabilityPath: Codable {
         try container.encode(gateways, forKey: .gateways)
         try container.encode(availableInterfaces, forKey: .availableInterfaces)
         try container.encode(network, forKey: .network)
+        if isVPN {
+            try container.encode(true, forKey: .vpn)
+            try container.encode(underlying, forKey: .underlying)
+        }
         if isInternet {
             try container.encode(supportsDNS, forKey: .supportsDNS)
             try container.encode(isIPv6Only, forKey: .isIPv6Only)

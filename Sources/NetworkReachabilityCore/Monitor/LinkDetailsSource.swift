@@ -21,13 +21,20 @@ extension LinkDetailsSource {
     /// No link described: every link is what the platform says.
     package func linkTypes() -> ServiceLinkTypes.Said { ServiceLinkTypes.Said() }
 
-    /// `snapshot` with its path's ``ReachabilityPath/details`` set from this source: the one place a path gets them.
+    /// `snapshot` with its path's ``ReachabilityPath/details`` set from this source, and those of the links under
+    /// its VPN: the one place a path gets them.
     package func detailed(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
         guard let interface = snapshot.path.interface else { return snapshot }
         let details = details(of: interface)
-        guard details != snapshot.path.details else { return snapshot }
+        var underlying = snapshot.path.underlying
+        for position in underlying.indices {
+            let known = self.details(of: underlying[position].interface)
+            underlying[position].details = known?.isEmpty == true ? nil : known
+        }
+        guard details != snapshot.path.details || underlying != snapshot.path.underlying else { return snapshot }
         var detailed = snapshot
         detailed.path.details = details
+        detailed.path.underlying = underlying
         return detailed
     }
 }

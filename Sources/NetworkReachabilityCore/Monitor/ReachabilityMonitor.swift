@@ -99,9 +99,17 @@ package final class ReachabilityMonitor: Sendable {
         /// gets them.
         func apply(_ snapshot: ReachabilitySnapshot) -> ReachabilitySnapshot {
             var decorated = details?.detailed(snapshot) ?? snapshot
-            if let settings, let network = decorated.path.network {
-                let applied = network.applying(settings.settings(for: network.id))
-                if applied != network { decorated.path.network = applied }
+            if let settings {
+                if let network = decorated.path.network {
+                    let applied = network.applying(settings.settings(for: network.id))
+                    if applied != network { decorated.path.network = applied }
+                }
+                var underlying = decorated.path.underlying
+                for position in underlying.indices {
+                    guard let network = underlying[position].network else { continue }
+                    underlying[position].network = network.applying(settings.settings(for: network.id))
+                }
+                if underlying != decorated.path.underlying { decorated.path.underlying = underlying }
             }
             if let quality, let interface = decorated.path.interface {
                 let measured = readsOnce ? quality.measureOnce(interface) : quality.quality(of: interface)
@@ -345,9 +353,11 @@ package final class ReachabilityMonitor: Sendable {
         let loop: Loop? = state.withLock { state in
             var found = false
             for entry in state.entries.values {
-                guard let interface = entry.last?.path.interface, interfaces?.contains(interface.name) ?? true else {
-                    continue
-                }
+                guard let path = entry.last?.path, let interface = path.interface,
+                    interfaces.map({ names in
+                        names.contains(interface.name) || path.underlying.contains { names.contains($0.interface.name) }
+                    }) ?? true
+                else { continue }
                 entry.detailsDue = true
                 found = true
             }

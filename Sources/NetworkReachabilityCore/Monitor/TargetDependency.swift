@@ -12,6 +12,8 @@ package struct TargetDependency: Sendable {
     package var destinations: [IPAddress] = []
     /// The output interface of the answer's route.
     package var interfaceIndex: Int?
+    /// Through a VPN, the interface under the tunnel (``ReachabilityPath/underlying``).
+    package var underlyingInterfaceIndex: Int?
     /// The source address of the answer's route.
     package var sourceAddress: IPAddress?
     /// What the backend noted of the answer's lookups for the target's next evaluation (``DueTarget/previous``),
@@ -24,9 +26,10 @@ package struct TargetDependency: Sendable {
 
     /// Makes a dependency.
     package init(
-        always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil,
-        backendNote: (any Hashable & Sendable)? = nil
+        always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil,
+        underlyingInterfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil, backendNote: (any Hashable & Sendable)? = nil
     ) {
+        self.underlyingInterfaceIndex = underlyingInterfaceIndex
         self.always = always
         self.destinations = destinations
         self.interfaceIndex = interfaceIndex
@@ -35,12 +38,13 @@ package struct TargetDependency: Sendable {
     }
 
     /// Whether `changes` can have changed `target`'s answer: they affect everything or this target always; or they
-    /// changed the output interface's link or addresses, added or removed the source address, one of the target's
+    /// changed the output interface's link or addresses (or those of the interface under its VPN), added or removed the source address, one of the target's
     /// own addresses (an address's, a pair's two) or another destination, or changed a route whose prefix contains
     /// one of those.
     package func isTouched(by changes: NetworkChanges, of target: ReachabilityTarget) -> Bool {
         if always || changes.affectsEverything { return true }
         if let interfaceIndex, changes.interfaces.contains(interfaceIndex) { return true }
+        if let underlyingInterfaceIndex, changes.interfaces.contains(underlyingInterfaceIndex) { return true }
         if let sourceAddress, changes.addresses.contains(sourceAddress) { return true }
         let touches = { (destination: IPAddress) in
             changes.addresses.contains(destination) || changes.routePrefixes.contains { $0.contains(destination) }

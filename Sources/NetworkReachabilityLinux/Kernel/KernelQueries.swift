@@ -131,6 +131,24 @@ final class KernelQueries: RouteQuerying {
         PolicyRuleMessage.areDefaults(try dump(.rules(family: family), PolicyRuleMessage.init), family: family)
     }
 
+    /// The routes a packet to `destination` could take without the host's tunnels, best first: the answers of the
+    /// lookups marked with each firewall mark `destination`'s family's policy rules select by (wg-quick's
+    /// `not fwmark 51820 lookup 51820` sends the tunnel's own packets, marked, to `main`), then the main table's
+    /// unicast default routes by metric (a split default such as OpenVPN's shadows them). Asked only for a path
+    /// through a tunnel: a rule dump, a lookup per mark and a route dump.
+    func routesBesideTunnels(to destination: IPAddress) throws(ReachabilityError) -> [Route] {
+        var marks: [UInt32] = []
+        for rule in try dump(.rules(family: destination.family), PolicyRuleMessage.init) {
+            if let mark = rule.firewallMark, !marks.contains(mark) { marks.append(mark) }
+        }
+        let answers = marks.isEmpty ? [] : try lookupRoutes(marks.count) { .markedRoute(to: destination, mark: marks[$0]) }
+        let marked = answers.compactMap { answer in if case .route(let route) = answer { route } else { nil } }
+        let defaults = try routes(family: destination.family, table: Route.mainTable, type: UInt8(RTN_UNICAST))
+            .filter { $0.destinationLength == 0 }
+            .sorted { ($0.priority ?? 0) < ($1.priority ?? 0) }
+        return marked + defaults
+    }
+
     /// `family`'s routes in `table` and of `type` (`RTN_*`), each where given (`RTM_GETROUTE` dump). The kernel
     /// filters only for a strictly checked socket, so a client without strict checking asks through a short-lived
     /// one that has it; the filters are checked here too.

@@ -11,6 +11,9 @@ import CNetlink
 enum KernelRequest: Equatable {
     /// `RTM_GETROUTE` for one destination (`ip route get`), optionally from a source or out of an interface.
     case route(to: IPAddress, from: IPAddress?, interfaceIndex: Int?)
+    /// `RTM_GETROUTE` for one destination as a packet with firewall mark `mark` would go (`ip route get … mark`):
+    /// policy rules that select by mark decide it.
+    case markedRoute(to: IPAddress, mark: UInt32)
     /// `RTM_GETROUTE` with `RTM_F_FIB_MATCH` and `RTM_F_LOOKUP_TABLE` (`ip route get … fibmatch`): the table entry
     /// a packet to the destination matches, with its prefix and table, not the path the packet would take.
     case matchedRoute(to: IPAddress, from: IPAddress? = nil, interfaceIndex: Int? = nil)
@@ -34,14 +37,14 @@ enum KernelRequest: Equatable {
     var isDump: Bool {
         switch self {
         case .links, .addresses, .routes, .rules, .neighbours: true
-        case .route, .matchedRoute, .link, .linkNamed: false
+        case .route, .markedRoute, .matchedRoute, .link, .linkNamed: false
         }
     }
 
     /// The netlink message type.
     var type: UInt16 {
         switch self {
-        case .route, .matchedRoute, .routes: UInt16(RTM_GETROUTE)
+        case .route, .markedRoute, .matchedRoute, .routes: UInt16(RTM_GETROUTE)
         case .rules: UInt16(RTM_GETRULE)
         case .link, .linkNamed, .links: UInt16(RTM_GETLINK)
         case .addresses: UInt16(RTM_GETADDR)
@@ -75,6 +78,9 @@ enum KernelRequest: Equatable {
             attributes += attribute(destination.byteCount)
             if let source { attributes += attribute(source.byteCount) }
             if interfaceIndex != nil { attributes += attribute(4) }
+        case .markedRoute(let destination, _):
+            familyHeader = Int(cnl_rtmsg_length())
+            attributes += attribute(destination.byteCount) + attribute(4)
         case .matchedRoute(let destination, let source, let interfaceIndex):
             familyHeader = Int(cnl_rtmsg_length())
             attributes += attribute(destination.byteCount)
@@ -109,6 +115,10 @@ enum KernelRequest: Equatable {
             writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
             if let source { writer.attribute(UInt16(RTA_SRC.rawValue), address: source) }
             if let interfaceIndex { writer.attribute(UInt16(RTA_OIF.rawValue), uint32: UInt32(interfaceIndex)) }
+        case .markedRoute(let destination, let mark):
+            Self.writeLookupHeader(destination, hasSource: false, flags: 0, into: &writer)
+            writer.attribute(UInt16(RTA_DST.rawValue), address: destination)
+            writer.attribute(UInt16(RTA_MARK.rawValue), uint32: mark)
         case .matchedRoute(let destination, let source, let interfaceIndex):
             // Without RTM_F_LOOKUP_TABLE the answer names `main`, whatever table the entry is in.
             let flags = UInt32(RTM_F_FIB_MATCH) | UInt32(RTM_F_LOOKUP_TABLE)

@@ -71,14 +71,20 @@ final class NetworkIdentityReader {
         }
     }
 
-    /// `snapshot` with its path's ``ReachabilityPath/network`` set: the one place a Linux path gets it.
+    /// `snapshot` with its path's ``ReachabilityPath/network`` set, and those of the links under its VPN: the one
+    /// place a Linux path gets them.
     func identified(_ snapshot: ReachabilitySnapshot) throws(ReachabilityError) -> ReachabilitySnapshot {
         let network = try snapshot.path.interface.flatMap { (interface) throws(ReachabilityError) in
             try identity(ofInterface: interface.index)
         }
-        guard network != snapshot.path.network else { return snapshot }
+        var underlying = snapshot.path.underlying
+        for position in underlying.indices {
+            underlying[position].network = try identity(ofInterface: underlying[position].interface.index)
+        }
+        guard network != snapshot.path.network || underlying != snapshot.path.underlying else { return snapshot }
         var identified = snapshot
         identified.path.network = network
+        identified.path.underlying = underlying
         return identified
     }
 

@@ -2,7 +2,8 @@ import NetworkReachabilityCore
 import CNetlink
 
 /// A parsed `RTM_NEWRULE` from a rule dump, read only as far as telling the kernel's default policy rules
-/// from any other: which table a rule looks up, at which priority, and whether it selects packets at all.
+/// from any other (which table a rule looks up, at which priority, and whether it selects packets at all) and which
+/// firewall mark it selects by, the mark a VPN's own packets carry past its routes.
 struct PolicyRuleMessage: Sendable, Equatable {
     var family: UInt8
     var priority: UInt32
@@ -12,6 +13,8 @@ struct PolicyRuleMessage: Sendable, Equatable {
     /// Whether anything narrows the packets the rule applies to, or changes how it applies: addresses, TOS,
     /// interfaces, marks, ports, user ids, inversion, suppression, a jump. The default rules have none.
     var isSelective: Bool
+    /// The firewall mark the rule selects packets by (`FRA_FWMARK`), where it names one that is not 0.
+    var firewallMark: UInt32?
 
     init(family: UInt8, priority: UInt32, table: UInt32, action: UInt8, isSelective: Bool) {
         (self.family, self.priority, self.table, self.action, self.isSelective) =
@@ -42,6 +45,9 @@ struct PolicyRuleMessage: Sendable, Equatable {
             case UInt16(FRA_TABLE): if let table = value.uint32(at: 0) { rule.table = table }
             case UInt16(FRA_PRIORITY): if let priority = value.uint32(at: 0) { rule.priority = priority }
             case UInt16(FRA_PROTOCOL), UInt16(FRA_PAD): break
+            case UInt16(FRA_FWMARK):
+                rule.isSelective = true
+                if let mark = value.uint32(at: 0), mark != 0 { rule.firewallMark = mark }
             // Dumped for every rule; all ones means "no suppression".
             case UInt16(FRA_SUPPRESS_PREFIXLEN), UInt16(FRA_SUPPRESS_IFGROUP):
                 if value.uint32(at: 0) != UInt32.max { rule.isSelective = true }

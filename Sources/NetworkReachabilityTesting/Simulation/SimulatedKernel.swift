@@ -35,6 +35,19 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
 
+    /// The simulated network has one table and no policy rules: its default routes of `destination`'s family, by
+    /// metric, as a main table's dump would list those a tunnel's split default shadows.
+    func routesBesideTunnels(to destination: IPAddress) -> [Route] {
+        let all = IPPrefix.all(destination.family)
+        return state.withLock { state in
+            state.routes.filter { $0.destination == all && $0.kind == .unicast }.sorted { $0.metric < $1.metric }.map { route in
+                Route(
+                    family: destination.family, destinationLength: 0, table: Route.mainTable, type: .unicast,
+                    destination: nil, gateway: route.gateway, preferredSource: nil, outputInterface: route.interfaceIndex)
+            }
+        }
+    }
+
     func addresses() -> [InterfaceAddress] { state.withLock { $0.interfaceAddresses } }
 
     func linkIndex(named name: String) -> Int? { state.withLock { $0.index(of: name) } }
@@ -47,7 +60,7 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
 
     func interface(for link: Link) -> NetworkInterface {
         let type = state.withLock { state in state.interfaces.first { $0.index == link.index }?.type } ?? .other
-        return NetworkInterface(name: link.name, index: link.index, type: type)
+        return NetworkInterface(name: link.name, index: link.index, type: type, linkKind: link.kind)
     }
 
     /// What the resolver answers for `name`: the table's entry, or "Name or service not known" as glibc says.

@@ -14,6 +14,8 @@ package struct SimulatedNetworkState: Sendable {
         package var index: Int
         package var type: NetworkInterface.InterfaceType
         package var isPointToPoint: Bool
+        /// The kernel's kind of link (`IFLA_INFO_KIND`), e.g. `tun`.
+        package var linkKind: String?
         /// Administratively up (`ip link set … up`).
         package var isUp = true
         /// The lower layer has carrier (`IFF_LOWER_UP`).
@@ -85,10 +87,12 @@ package struct SimulatedNetworkState: Sendable {
 
     /// Adds an interface, up and with carrier; returns its index.
     @discardableResult
-    package mutating func addInterface(named name: String, type: NetworkInterface.InterfaceType, isPointToPoint: Bool) -> Int {
+    package mutating func addInterface(
+        named name: String, type: NetworkInterface.InterfaceType, isPointToPoint: Bool, linkKind: String? = nil
+    ) -> Int {
         let index = nextIndex
         nextIndex += 1
-        interfaces.append(Interface(name: name, index: index, type: type, isPointToPoint: isPointToPoint))
+        interfaces.append(Interface(name: name, index: index, type: type, isPointToPoint: isPointToPoint, linkKind: linkKind))
         return index
     }
 
@@ -254,6 +258,7 @@ package struct SimulatedNetworkState: Sendable {
             interface.type == .loopback ? .unknown : !carries ? .down : interface.isDormant ? .dormant : .up
         return Link(
             index: interface.index, name: interface.name, isUp: interface.isUp, hasCarrier: carries,
-            isPointToPoint: interface.isPointToPoint, isLoopback: interface.type == .loopback, operationalState: state)
+            isPointToPoint: interface.isPointToPoint, isLoopback: interface.type == .loopback, operationalState: state,
+            kind: interface.linkKind)
     }
 }

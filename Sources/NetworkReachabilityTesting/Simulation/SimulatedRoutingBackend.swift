@@ -42,14 +42,17 @@ package final class SimulatedRoutingBackend: RoutingBackend {
         Self.withStatedNetwork(snapshot, kernel)
     }
 
-    /// `snapshot` with its path's ``ReachabilityPath/network``: the one its interface is attached to, as stated.
+    /// `snapshot` with its path's ``ReachabilityPath/network``, and its underlying links', each the one its
+    /// interface is attached to, as stated.
     private static func withStatedNetwork(_ snapshot: ReachabilitySnapshot, _ kernel: SimulatedKernel) -> ReachabilitySnapshot {
         guard let index = snapshot.path.interface?.index else { return snapshot }
-        let network = kernel.state.withLock { state in state.interfaces.first { $0.index == index }?.network }
-        guard network != snapshot.path.network else { return snapshot }
+        let stated = { (index: Int) in kernel.state.withLock { state in state.interfaces.first { $0.index == index }?.network } }
         var identified = snapshot
-        identified.path.network = network
-        return identified
+        identified.path.network = stated(index)
+        for position in identified.path.underlying.indices {
+            identified.path.underlying[position].network = stated(identified.path.underlying[position].interface.index)
+        }
+        return identified == snapshot ? snapshot : identified
     }
 
     package func subscribe() -> any RoutingSubscription {
