@@ -245,6 +245,36 @@ struct DurableWorkQueueTests {
         await queue.stop()
     }
 
+    /// A VPN hides nothing: a tunnel over the roaming modem is roaming and expensive, so a job that wants neither
+    /// waits while the tunnel rides on the modem, and runs once it rides on Ethernet.
+    @Test func aJobThatAvoidsRoamingAndCostsWaitsOutATunnelOverARoamingModem() async throws {
+        let folder = try TestFolder.make("queue")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let network = try Self.network(online: false)
+        try network.addDefaultRoute(via: "198.51.100.1")
+        try network.setDetails(LinkDetails(isRoaming: true), on: "wwan0")
+        try network.addInterface("tun0", type: .other, isPointToPoint: true, linkKind: "tun")
+        try network.addAddress("10.8.0.2/24", to: "tun0")
+        try network.addRoute(to: "0.0.0.0/1", interface: "tun0")
+        try network.addRoute(to: "128.0.0.0/1", interface: "tun0")
+        let queue = try Self.queue(folder + "/q", network)
+        let runs = Recorder<String>()
+        queue.register("sync") { job in runs.append(try job.payload(as: String.self)) }
+        try queue.start()
+        try queue.submit("sync", payload: "home only", conditions: JobConditions(notRoaming: true))
+        try queue.submit("sync", payload: "free only", conditions: JobConditions(unmetered: true))
+        try queue.submit("sync", payload: "anywhere")
+        #expect(await runs.waitForAsync(1) == ["anywhere"])
+        #expect(runs.valuesAfterQuiet(0.3) == ["anywhere"])
+
+        // The default the tunnel shadows moves from the modem to Ethernet
+        try network.addDefaultRoute(via: "192.0.2.1", metric: 5)
+        try network.removeRoute(to: "default", metric: 0)
+
+        #expect(await runs.waitForAsync(3).sorted() == ["anywhere", "free only", "home only"])
+        await queue.stop()
+    }
+
     @Test func anotherProcesssJobWakesTheWorkerAndRemovingARunningJobCancelsIt() async throws {
         let folder = try TestFolder.make("queue")
         defer { try? FileManager.default.removeItem(atPath: folder) }
