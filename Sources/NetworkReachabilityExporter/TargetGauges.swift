@@ -21,6 +21,10 @@ final class TargetGauges {
             name: "reach_target_info",
             help: "Always 1: the path's outgoing interface, its type and the gateway, in labels (empty when none)."
         )
+        static let underlying = (
+            name: "reach_target_underlying_info",
+            help: "Always 1 while the path is a VPN's over a known link: that link's interface, type and gateway, in labels."
+        )
         static let lastChange = (
             name: "reach_target_last_change_timestamp_seconds",
             help: "Unix time of the target's last published change (its first state counts)."
@@ -113,9 +117,19 @@ final class TargetGauges {
         if let network = snapshot.path.network {
             series.append((Name.network, label + [("network", network.id), ("label", network.label ?? "")], 1))
         }
-        path.show(
-            series + Self.series(of: snapshot.path.details, metered: snapshot.path.network?.isMetered, label)
-                + Self.series(of: snapshot.path.quality, label))
+        // Through a VPN, the radio, roaming and metered facts are the link's under it: what the tunnel's traffic costs
+        var details = snapshot.path.details
+        var metered = snapshot.path.network?.isMetered
+        if let under = snapshot.path.underlying.first {
+            series.append(
+                (Name.underlying, label + [
+                    ("interface", under.interface.name), ("type", under.interface.type.rawValue),
+                    ("gateway", under.gateway?.description ?? ""),
+                ], 1))
+            details = under.details
+            metered = metered ?? under.network?.isMetered
+        }
+        path.show(series + Self.series(of: details, metered: metered, label) + Self.series(of: snapshot.path.quality, label))
     }
 
     /// The series of a measured quality: its class as a state set, and the figures it has.

@@ -63,12 +63,20 @@ struct SnapshotPrinter: Sendable {
         return line + " [\(snapshot.flags.flagsString)]"
     }
 
-    /// ` over cellular ppp0 (LTE, roaming, metered)`: the link under a VPN, or ` over an unknown link`.
+    /// ` over cellular ppp0 (LTE, roaming, metered)`: the links under a VPN (` and …` for each leg of a multipath
+    /// default), with their network where the settings name it (` on network tether (metered)`), or
+    /// ` over an unknown link`.
     static func underlying(_ path: ReachabilityPath) -> String {
-        guard let link = path.underlying.first else { return " over an unknown link" }
-        let text = " over \(link.interface.type.rawValue) \(link.interface.name)"
-        guard let details = link.details?.summary, !details.isEmpty else { return text }
-        return text + " (\(details))"
+        guard !path.underlying.isEmpty else { return " over an unknown link" }
+        return " over " + path.underlying.map { link in
+            var text = "\(link.interface.type.rawValue) \(link.interface.name)"
+            if let details = link.details?.summary, !details.isEmpty { text += " (\(details))" }
+            if let network = link.network, network.label != nil || network.isMetered != nil {
+                text += " on network \(network.label ?? network.summary)"
+                if let metered = network.isMetered { text += metered ? " (metered)" : " (not metered)" }
+            }
+            return text
+        }.joined(separator: " and ")
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.

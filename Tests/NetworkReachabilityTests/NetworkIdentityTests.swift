@@ -202,5 +202,10 @@ struct NetworkIdentityTests {
         for (path, mode) in [(folder + "/var", 0o755), (folder + "/var/lib", 0o755), (directory, 0o755), (directory + "/identity-salt", 0o644)] {
             #expect(stat(path, &info) == 0 && Int(info.st_mode & 0o777) == mode, "\(path): \(String(info.st_mode & 0o777, radix: 8))")
         }
+        // One an earlier release made 0700 and 0600 is opened to users, and keeps its key
+        #expect(chmod(directory, 0o700) == 0 && chmod(directory + "/identity-salt", 0o600) == 0)
+        #expect(HostSalt.keptKey(in: directory, owner: 0, readableByAll: true) == result.key)
+        #expect(stat(directory, &info) == 0 && info.st_mode & 0o777 == 0o755)
+        #expect(stat(directory + "/identity-salt", &info) == 0 && info.st_mode & 0o777 == 0o644)
     }
 }

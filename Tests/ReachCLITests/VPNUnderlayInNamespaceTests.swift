@@ -112,7 +112,68 @@ struct VPNUnderlayInNamespaceTests {
         #expect((under?["network"] as? [String: Any])?.string("label") == "tether", "\(metered)")
         #expect(under?.bool("isExpensive") == true && metered.bool("isExpensive") == true, "\(metered)")
         #expect(try network.run(reach + ["wait", "--unmetered", "--timeout", "0"]).status == 1)
+        // (the exporter names the link under the tunnel, and its cost)
+        let server = try ServeClient(["internet"], in: network, environment: ["REACH_NETWORKS=\(folder)/networks"])
+        defer { server.stop() }
+        let underlyingInfo = try server.samples(of: "reach_target_underlying_info").map(\.labels)
+        #expect(underlyingInfo == [["interface": "rn1", "type": "wiredEthernet", "gateway": TestNetwork.secondGatewayIPv4]])
+        #expect(try server.samples(of: "reach_target_metered").map(\.value) == [1])
+        // (a running watch names the network under the tunnel, hears it called not metered, and hears it change)
+        let watch = LineCollector()
+        _ = try network.start(["env", "REACH_NETWORKS=\(folder)/networks", ReachBinary.path, "watch"], output: watch.pipe)
+        #expect(watch.waitForLines(1).first?.hasSuffix("VPN over wiredEthernet rn1 on network tether (metered) [-R t-----d]") == true)
         _ = try network.run(reach + ["networks", "label", "tether", "--metered", "no", "--network", id])
         #expect(try network.run(reach + ["wait", "--unmetered", "--timeout", "0"]).status == 0)
+        #expect(watch.waitForLines(2).last?.hasSuffix("on network tether (not metered) [-R t-----d]") == true, "\(watch.lines)")
+        try network.gatewayIP("link", "set", "rngw1", "address", "02:00:00:00:0c:01")
+        try network.ip("neigh", "flush", "dev", "rn1")
+        var changed: String?
+        for _ in 0..<100 where changed == nil {
+            try network.touch(TestNetwork.secondGatewayIPv4)  // the host learns the gateway's new MAC address
+            changed = watch.waitForLine(after: 2, timeout: 0.05) { $0.contains("network under the VPN changed: tether (") }
+        }
+        #expect(changed != nil, "\(watch.lines)")
+    }
+
+    @Test func aMultipathDefaultIsEveryLegABackupDefaultIsNoneAndHundredsOfMarkRulesAreNotAsked() throws {
+        let network = try Self.network()
+        defer { network.remove() }
+        try network.ip("route", "add", "0.0.0.0/1", "dev", "tun0")
+        try network.ip("route", "add", "128.0.0.0/1", "dev", "tun0")
+        // A multipath default under the split default: both legs carry the tunnel, and both count
+        try network.ip(
+            "route", "replace", "default", "nexthop", "via", TestNetwork.gatewayIPv4, "dev", "rn0",
+            "nexthop", "via", TestNetwork.secondGatewayIPv4, "dev", "rn1")
+        let multipath = try ReachBinary.status(in: network, []).json
+        let legs = (multipath["underlying"] as? [[String: Any]])?.compactMap { ($0["interface"] as? [String: Any])?.string("name") }
+        #expect(legs == ["rn0", "rn1"], "\(multipath)")
+        let prohibited = try ReachBinary.status(in: network, ["--prohibit", "wiredEthernet"])
+        #expect(prohibited.exit == 1, "\(prohibited.json)")
+
+        // 300 rules that route by marks of a policy router, and 300 that exclude marks: the status is the same, at once
+        var rules = (1...300).map { "rule add fwmark \(0x10000 + $0)/0xffff lookup \(5000 + $0) pref \(1000 + $0)" }
+        rules += (1...300).map { "rule add not fwmark \(0x20000 + $0) lookup \(6000 + $0) pref \(2000 + $0)" }
+        let batch = try TestFolder.make("vpn-rules")
+        defer { try? FileManager.default.removeItem(atPath: batch) }
+        try (rules.joined(separator: "\n") + "\n").write(toFile: batch + "/rules", atomically: true, encoding: .utf8)
+        let output = LineCollector()
+        _ = try network.start([ReachBinary.path, "watch"], output: output.pipe)
+        #expect(output.waitForLines(1).count == 1)
+        try network.ip("-batch", batch + "/rules")
+        let ruled = try ReachBinary.status(in: network, [])
+        #expect(ruled.exit == 0 && Self.underlying(ruled.json) == "rn0", "\(ruled.json)")
+        // (and a running watch still hears the next change)
+        try network.ip("route", "replace", "default", "via", TestNetwork.secondGatewayIPv4, "dev", "rn1")
+        #expect(output.waitForLine(after: 1) { $0.hasSuffix("VPN over wiredEthernet rn1 [-R t-----d]") } != nil, "\(output.lines)")
+
+        // A tunnel that owns the best default leaves the others as its backups: they do not carry it
+        try network.ip("route", "del", "0.0.0.0/1", "dev", "tun0")
+        try network.ip("route", "del", "128.0.0.0/1", "dev", "tun0")
+        try network.ip("route", "replace", "default", "dev", "tun0", "metric", "100")
+        try network.ip("route", "del", "default", "via", TestNetwork.secondGatewayIPv4, "dev", "rn1")
+        try network.ip("route", "add", "default", "via", TestNetwork.gatewayIPv4, "dev", "rn0", "metric", "200")
+        let owned = try ReachBinary.status(in: network, []).json
+        #expect((owned["interface"] as? [String: Any])?.string("name") == "tun0", "\(owned)")
+        #expect(owned.bool("vpn") == true && (owned["underlying"] as? [Any])?.isEmpty == true, "\(owned)")
     }
 }

@@ -47,12 +47,13 @@ package protocol RouteQuerying: AnyObject, Sendable {
     func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer]
     /// The routes to several destinations in one round trip, answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer]
-    /// The routes a packet to `destination` could take if the host's VPN tunnels were not there, best first: what
-    /// the evaluation names as the link under a tunnel (``UnderlyingLink``), taking the first that leaves through no
-    /// tunnel. Linux: the answers of lookups marked with each firewall mark its policy rules name (wg-quick and
-    /// NetworkManager send a WireGuard tunnel's own packets past its routes by a mark), then the main table's
-    /// default routes by metric (those a split default such as OpenVPN's `0.0.0.0/1` and `128.0.0.0/1` shadows).
-    func routesBesideTunnels(to destination: IPAddress) throws(ReachabilityError) -> [Route]
+    /// The routes a packet to `destination` takes when it carries a mark the platform's policy sends past tunnels,
+    /// in the policy's order (Linux: the firewall marks of rules such as wg-quick's `not fwmark 51820`); empty
+    /// without such a policy. The first answer that leaves through no tunnel is the link under one.
+    func markedRoutes(to destination: IPAddress) throws(ReachabilityError) -> [Route]
+    /// The main table's default routes through each of `interfaces` that has one, with their metrics: those a split
+    /// default (OpenVPN's `0.0.0.0/1` and `128.0.0.0/1`) shadows, and every leg of a multipath default.
+    func defaultRoutes(to destination: IPAddress, outOf interfaces: [Int]) throws(ReachabilityError) -> [DefaultRoute]
     /// Every address of every link.
     func addresses() throws(ReachabilityError) -> [InterfaceAddress]
     /// The index of the link called `name`, or `nil` when there is none.
@@ -72,4 +73,16 @@ package protocol LinkSource {
 package protocol InterfaceClassifying: AnyObject, Sendable {
     /// The interface `link` is.
     func interface(for link: Link) -> NetworkInterface
+}
+
+/// A default route of the main table out of one interface (``RouteQuerying/defaultRoutes(to:outOf:)``): the path a
+/// lookup pinned there takes, and the metric of the table entry it matched.
+package struct DefaultRoute: Sendable, Equatable {
+    package var route: Route
+    package var metric: UInt32
+
+    package init(route: Route, metric: UInt32) {
+        self.route = route
+        self.metric = metric
+    }
 }

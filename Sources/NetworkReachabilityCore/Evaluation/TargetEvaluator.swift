@@ -356,26 +356,47 @@ package final class TargetEvaluator {
         return ReachabilitySnapshot(target: target, flags: flags, path: path)
     }
 
-    /// The link under a VPN's tunnel that carries `family`'s internet: the first route beside the tunnels
-    /// (``RouteQuerying/routesBesideTunnels(to:)``) to the family's probe that leaves through no tunnel, else the
-    /// other family's (an IPv6 tunnel may ride on IPv4); none when neither has one. Asked once per evaluator: it is
-    /// the same for every target through a tunnel, as the tunnel's endpoint is not known here.
+    /// The links under a VPN's tunnel that carry `family`'s internet (the other family's where this one has none:
+    /// an IPv6 tunnel may ride on IPv4), asked once per evaluator: the same for every target through a tunnel, as
+    /// the tunnel's endpoint is not known here.
     private func underlying(_ family: IPAddress.Family) throws(ReachabilityError) -> [UnderlyingLink] {
         if let known = underlyingByFamily[family] { return known }
         var found: [UnderlyingLink] = []
         for probe in family == .ipv4 ? Self.internetProbes : Self.internetProbes.reversed() where found.isEmpty {
-            for route in try queries.routesBesideTunnels(to: probe) where route.type == .unicast {
-                guard let index = route.outputInterface, let link = try links.link(index: index), !link.isLoopback else {
-                    continue
-                }
-                let interface = interface(for: link)
-                guard !interface.isVPN else { continue }
-                found = [UnderlyingLink(interface: interface, gateway: route.gateway)]
-                break
-            }
+            found = try underlying(toward: probe)
         }
         underlyingByFamily[family] = found
         return found
+    }
+
+    /// What carries a tunnel's packets toward `probe` (SEMANTICS.md, "The link under a VPN"): the first route marked
+    /// packets take that leaves through no tunnel; else the main table's defaults a tunnel's narrower routes shadow,
+    /// those of the lowest metric (every leg of a multipath one), unless a tunnel has a default of its own at that
+    /// metric or better, which makes the others its backups, not what carries it.
+    private func underlying(toward probe: IPAddress) throws(ReachabilityError) -> [UnderlyingLink] {
+        for route in try queries.markedRoutes(to: probe) where route.type == .unicast {
+            if let link = try underlyingLink(route) { return [link] }
+        }
+        let candidates = try links.allLinks().filter { $0.isUp && !$0.isLoopback }.sorted { $0.index < $1.index }
+        let defaults = try queries.defaultRoutes(to: probe, outOf: candidates.map(\.index))
+        var beside: [(link: UnderlyingLink, metric: UInt32)] = []
+        var tunnelMetric: UInt32?
+        for entry in defaults {
+            if let link = try underlyingLink(entry.route) {
+                beside.append((link, entry.metric))
+            } else {
+                tunnelMetric = min(tunnelMetric ?? .max, entry.metric)
+            }
+        }
+        guard let best = beside.map(\.metric).min(), (tunnelMetric ?? .max) > best else { return [] }
+        return beside.filter { $0.metric == best }.map(\.link)
+    }
+
+    /// `route`'s interface as the link under a tunnel; `nil` when it is a tunnel itself, loopback or unknown.
+    private func underlyingLink(_ route: Route) throws(ReachabilityError) -> UnderlyingLink? {
+        guard let index = route.outputInterface, let link = try links.link(index: index), !link.isLoopback else { return nil }
+        let interface = interface(for: link)
+        return interface.isVPN ? nil : UnderlyingLink(interface: interface, gateway: route.gateway)
     }
 
     /// `snapshot` of a target that names its interface (`index`, from a zone or a local address): a lookup pinned to

@@ -4,7 +4,8 @@
 ///
 /// On Linux it is the route the host would take without the tunnel: the answer of a lookup marked with a firewall
 /// mark that policy rules send past the tunnel (wg-quick's and NetworkManager's WireGuard), else the main table's
-/// default route that a split default (OpenVPN's `0.0.0.0/1` and `128.0.0.0/1`) shadows.
+/// default routes that a split default (OpenVPN's `0.0.0.0/1` and `128.0.0.0/1`) shadows, one link for each leg of
+/// a multipath default.
 public struct UnderlyingLink: Sendable, Hashable {
     /// The interface the tunnel's packets leave through.
     public var interface: NetworkInterface

@@ -58,7 +58,14 @@ enum HostSalt {
     /// start together agree) where the directory can be made or is `owner`'s and writable by nobody else.
     static func keptKey(in directory: String, owner: uid_t, readableByAll: Bool) -> [UInt8]? {
         let path = directory + "/identity-salt"
-        if isSafeDirectory(directory, owner: owner), let key = validKey(at: path, owner: owner) { return key }
+        if isSafeDirectory(directory, owner: owner), let key = validKey(at: path, owner: owner) {
+            if readableByAll && geteuid() == owner {
+                // Made under a umask that hid it from users (root's 077): they would each keep a key of their own
+                chmod(directory, 0o755)
+                chmod(path, 0o644)
+            }
+            return key
+        }
         guard geteuid() == owner, makeDirectory(directory, owner: owner, mode: readableByAll ? 0o755 : 0o700) else {
             return nil
         }

@@ -131,22 +131,49 @@ final class KernelQueries: RouteQuerying {
         PolicyRuleMessage.areDefaults(try dump(.rules(family: family), PolicyRuleMessage.init), family: family)
     }
 
-    /// The routes a packet to `destination` could take without the host's tunnels, best first: the answers of the
-    /// lookups marked with each firewall mark `destination`'s family's policy rules select by (wg-quick's
-    /// `not fwmark 51820 lookup 51820` sends the tunnel's own packets, marked, to `main`), then the main table's
-    /// unicast default routes by metric (a split default such as OpenVPN's shadows them). Asked only for a path
-    /// through a tunnel: a rule dump, a lookup per mark and a route dump.
-    func routesBesideTunnels(to destination: IPAddress) throws(ReachabilityError) -> [Route] {
+    /// The routes a packet to `destination` takes when it carries the firewall mark of a rule that sends marked
+    /// packets past a tunnel: a rule that selects packets *without* a mark (wg-quick's and NetworkManager's
+    /// `not fwmark 51820 lookup 51820`), or one that sends marked packets to `main` (Tailscale's). At most
+    /// ``markLimit`` marks, in the rules' order: a host with hundreds of mark rules is a policy router whose marks say
+    /// nothing of its tunnels, and their answers in one batch would outgrow the socket's buffer.
+    func markedRoutes(to destination: IPAddress) throws(ReachabilityError) -> [Route] {
         var marks: [UInt32] = []
-        for rule in try dump(.rules(family: destination.family), PolicyRuleMessage.init) {
-            if let mark = rule.firewallMark, !marks.contains(mark) { marks.append(mark) }
+        for rule in try dump(.rules(family: destination.family), PolicyRuleMessage.init).sorted(by: { $0.priority < $1.priority }) {
+            guard let mark = rule.firewallMark, rule.action == UInt8(FR_ACT_TO_TBL),
+                rule.isInverted || rule.table == Route.mainTable, !marks.contains(mark)
+            else { continue }
+            marks.append(mark)
+            if marks.count == Self.markLimit { break }
         }
-        let answers = marks.isEmpty ? [] : try lookupRoutes(marks.count) { .markedRoute(to: destination, mark: marks[$0]) }
-        let marked = answers.compactMap { answer in if case .route(let route) = answer { route } else { nil } }
-        let defaults = try routes(family: destination.family, table: Route.mainTable, type: UInt8(RTN_UNICAST))
-            .filter { $0.destinationLength == 0 }
-            .sorted { ($0.priority ?? 0) < ($1.priority ?? 0) }
-        return marked + defaults
+        guard !marks.isEmpty else { return [] }
+        return try lookupRoutes(marks.count) { .markedRoute(to: destination, mark: marks[$0]) }.compactMap { answer in
+            if case .route(let route) = answer { route } else { nil }
+        }
+    }
+
+    /// The most marks ``markedRoutes(to:)`` asks about.
+    static let markLimit = 8
+
+    /// The main table's default routes out of each of `interfaces`: for each, the route a packet to `destination`
+    /// takes out of it (`ip route get … oif`), where the entry that lookup matches is a unicast default of `main`,
+    /// with that entry's metric. Pinned lookups find a default a split default shadows, and each leg of a multipath
+    /// default, without dumping a table that may hold a million routes: two lookups an interface, in one round trip.
+    func defaultRoutes(to destination: IPAddress, outOf interfaces: [Int]) throws(ReachabilityError) -> [DefaultRoute] {
+        guard !interfaces.isEmpty else { return [] }
+        let answers = try lookupRoutes(2 * interfaces.count) { position in
+            let index = interfaces[position / 2]
+            return position % 2 == 0
+                ? .route(to: destination, from: nil, interfaceIndex: index)
+                : .matchedRoute(to: destination, from: nil, interfaceIndex: index)
+        }
+        guard answers.count == 2 * interfaces.count else { throw .malformedKernelReply("default route answers") }
+        return interfaces.indices.compactMap { position in
+            guard case .route(let path) = answers[2 * position], case .route(let entry) = answers[2 * position + 1],
+                entry.table == Route.mainTable, entry.destinationLength == 0, entry.type == .unicast,
+                path.outputInterface == interfaces[position]
+            else { return nil }
+            return DefaultRoute(route: path, metric: entry.priority ?? 0)
+        }
     }
 
     /// `family`'s routes in `table` and of `type` (`RTN_*`), each where given (`RTM_GETROUTE` dump). The kernel
@@ -317,7 +344,8 @@ final class KernelQueries: RouteQuerying {
     private func exchange(
         in state: inout State, _ count: Int, _ request: (Int) -> KernelRequest, handle: (Int, Event) -> Void
     ) throws(ReachabilityError) {
-        // Only a socket that follows links can overflow; then a reply may be lost. The queue is emptied first:
+        // A socket that follows links can overflow, and so can one whose batch of replies outgrows its buffer; then
+        // a reply may be lost. The queue is emptied first:
         // until it has been, the kernel drops further replies without saying so again. Then the requests are
         // asked again under new sequence numbers (late answers to the old ones are skipped). A reply that has
         // not come after `replyTimeout` is taken as lost the same way, so no drop unforeseen here can hang a read.
@@ -413,7 +441,7 @@ final class KernelQueries: RouteQuerying {
         if let socket = state.socket { return socket }
         let groups = followsLinks ? cnl_link_group_mask() : 0
         let socket = try NetlinkSocket(
-            groups: groups, receiveTimeout: followsLinks ? Self.replyTimeout : nil, strictChecking: strictChecking,
+            groups: groups, receiveTimeout: Self.replyTimeout, strictChecking: strictChecking,
             namespace: namespace)
         state.socket = socket
         Self.forgetFollowed(&state)

@@ -15,6 +15,8 @@ struct PolicyRuleMessage: Sendable, Equatable {
     var isSelective: Bool
     /// The firewall mark the rule selects packets by (`FRA_FWMARK`), where it names one that is not 0.
     var firewallMark: UInt32?
+    /// Whether the rule applies to the packets its selectors do *not* match (`FIB_RULE_INVERT`, `ip rule add not …`).
+    var isInverted = false
 
     init(family: UInt8, priority: UInt32, table: UInt32, action: UInt8, isSelective: Bool) {
         (self.family, self.priority, self.table, self.action, self.isSelective) =
@@ -40,6 +42,7 @@ struct PolicyRuleMessage: Sendable, Equatable {
         var rule = PolicyRuleMessage(
             family: family, priority: 0, table: UInt32(table), action: action,
             isSelective: dstLength != 0 || srcLength != 0 || tos != 0 || flags != 0)
+        rule.isInverted = flags & UInt32(FIB_RULE_INVERT) != 0
         let wellFormed = NetlinkAttribute.visit(attributes) { type, value in
             switch type {
             case UInt16(FRA_TABLE): if let table = value.uint32(at: 0) { rule.table = table }

@@ -35,15 +35,21 @@ final class SimulatedKernel: RouteQuerying, LinkSource, InterfaceClassifying {
         state.withLock { state in destinations.map { state.lookupRoute(to: $0, from: nil, interfaceIndex: nil) } }
     }
 
-    /// The simulated network has one table and no policy rules: its default routes of `destination`'s family, by
-    /// metric, as a main table's dump would list those a tunnel's split default shadows.
-    func routesBesideTunnels(to destination: IPAddress) -> [Route] {
+    /// The simulated network has no policy rules: no route for marked packets.
+    func markedRoutes(to destination: IPAddress) -> [Route] { [] }
+
+    /// Its one table's default routes of `destination`'s family through each of `interfaces`, as pinned lookups
+    /// would find them, with their metrics.
+    func defaultRoutes(to destination: IPAddress, outOf interfaces: [Int]) -> [DefaultRoute] {
         let all = IPPrefix.all(destination.family)
         return state.withLock { state in
-            state.routes.filter { $0.destination == all && $0.kind == .unicast }.sorted { $0.metric < $1.metric }.map { route in
-                Route(
+            interfaces.compactMap { index in
+                let defaults = state.routes.filter { $0.destination == all && $0.kind == .unicast && $0.interfaceIndex == index }
+                guard let best = defaults.min(by: { $0.metric < $1.metric }) else { return nil }
+                let route = Route(
                     family: destination.family, destinationLength: 0, table: Route.mainTable, type: .unicast,
-                    destination: nil, gateway: route.gateway, preferredSource: nil, outputInterface: route.interfaceIndex)
+                    destination: nil, gateway: best.gateway, preferredSource: nil, outputInterface: index)
+                return DefaultRoute(route: route, metric: UInt32(max(0, best.metric)))
             }
         }
     }
