@@ -56,8 +56,8 @@ public final class SimulatedNetwork: Sendable {
     ///   - type: the kind of link; `cellular` makes paths through it WWAN.
     ///   - isPointToPoint: a tunnel or PPP link; paths through it are `transientConnection`.
     ///   - linkKind: the kernel's kind of link, e.g. `tun` or `wireguard` for a VPN's tunnel
-    ///     (``NetworkInterface/isVPN``), whose paths name the default route beside it as their
-    ///     ``ReachabilityPath/underlying`` link.
+    ///     (`NetworkInterface.isVPN`), whose paths name the default route beside it as their
+    ///     `ReachabilityPath.underlying` link.
     public func addInterface(
         _ name: String, type: NetworkInterface.InterfaceType = .wiredEthernet, isPointToPoint: Bool = false,
         linkKind: String? = nil

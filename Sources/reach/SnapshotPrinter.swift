@@ -20,7 +20,7 @@ struct SnapshotPrinter: Sendable {
     }
 
     /// `internet: reachable via wiredEthernet eth0, gateway 192.0.2.1 [-R -------]`, through a VPN
-    /// `internet: reachable via other tun0, VPN over cellular ppp0 (LTE, roaming) [-R t------]`, with a network the settings
+    /// `internet: reachable via other tun0, VPN over cellular ppp0 (LTE, roaming) [-R t-----d]`, with a network the settings
     /// name `…, gateway 192.0.2.1, network home (not metered) [-R -------]`, or with a modem's details
     /// `internet: reachable via cellular wwan0 (LTE, 72 %, roaming), gateway 10.64.0.1 [-R t------]`, and with
     /// `--quality` `…, gateway 192.0.2.1, 3g-like (rtt 420 ms, 610 kbit/s, 37 samples) [-R -------]`
