@@ -23,7 +23,7 @@ final class TargetGauges {
         )
         static let underlying = (
             name: "reach_target_underlying_info",
-            help: "Always 1 while the path is a VPN's over a known link: that link's interface, type and gateway, in labels."
+            help: "Always 1 for each known link under the path's VPN: its interface, type and gateway, in labels."
         )
         static let lastChange = (
             name: "reach_target_last_change_timestamp_seconds",
@@ -117,15 +117,18 @@ final class TargetGauges {
         if let network = snapshot.path.network {
             series.append((Name.network, label + [("network", network.id), ("label", network.label ?? "")], 1))
         }
-        // Through a VPN, the radio, roaming and metered facts are the link's under it: what the tunnel's traffic costs
+        // Through a VPN, each link under it (every leg of a multipath default), and the radio, roaming and metered
+        // facts of the first: what the tunnel's traffic costs
         var details = snapshot.path.details
         var metered = snapshot.path.network?.isMetered
-        if let under = snapshot.path.underlying.first {
+        for under in snapshot.path.underlying {
             series.append(
                 (Name.underlying, label + [
                     ("interface", under.interface.name), ("type", under.interface.type.rawValue),
                     ("gateway", under.gateway?.description ?? ""),
                 ], 1))
+        }
+        if let under = snapshot.path.underlying.first {
             details = under.details
             metered = metered ?? under.network?.isMetered
         }

@@ -135,7 +135,7 @@ struct VPNUnderlayInNamespaceTests {
         #expect(changed != nil, "\(watch.lines)")
     }
 
-    @Test func aMultipathDefaultIsEveryLegABackupDefaultIsNoneAndHundredsOfMarkRulesAreNotAsked() throws {
+    @Test func aMultipathDefaultIsEveryLegABackupDefaultIsNoneAndNeitherHundredsOfLinksNorOfMarkRulesOverflowAnything() throws {
         let network = try Self.network()
         defer { network.remove() }
         try network.ip("route", "add", "0.0.0.0/1", "dev", "tun0")
@@ -149,12 +149,26 @@ struct VPNUnderlayInNamespaceTests {
         #expect(legs == ["rn0", "rn1"], "\(multipath)")
         let prohibited = try ReachBinary.status(in: network, ["--prohibit", "wiredEthernet"])
         #expect(prohibited.exit == 1, "\(prohibited.json)")
+        let server = try ServeClient(["internet"], in: network)
+        let served = try server.samples(of: "reach_target_underlying_info").compactMap { $0.labels["interface"] }
+        _ = server.stop()
+        #expect(served.sorted() == ["rn0", "rn1"], "\(served)")
+
+        let batch = try TestFolder.make("vpn-rules")
+        defer { try? FileManager.default.removeItem(atPath: batch) }
+        // (a container host's 200 more links, up, each asked for a default in batches the socket's buffer holds)
+        let veths = (0..<100).flatMap { ["link add vb\($0) type veth peer name vc\($0)", "link set vb\($0) up", "link set vc\($0) up"] }
+        try (veths.joined(separator: "\n") + "\n").write(toFile: batch + "/veths", atomically: true, encoding: .utf8)
+        try network.ip("-batch", batch + "/veths")
+        let crowded = try ReachBinary.status(in: network, [])
+        let crowdedLegs = (crowded.json["underlying"] as? [[String: Any]])?.compactMap {
+            ($0["interface"] as? [String: Any])?.string("name")
+        }
+        #expect(crowded.exit == 0 && crowdedLegs == ["rn0", "rn1"], "\(crowded.json)")
 
         // 300 rules that route by marks of a policy router, and 300 that exclude marks: the status is the same, at once
         var rules = (1...300).map { "rule add fwmark \(0x10000 + $0)/0xffff lookup \(5000 + $0) pref \(1000 + $0)" }
         rules += (1...300).map { "rule add not fwmark \(0x20000 + $0) lookup \(6000 + $0) pref \(2000 + $0)" }
-        let batch = try TestFolder.make("vpn-rules")
-        defer { try? FileManager.default.removeItem(atPath: batch) }
         try (rules.joined(separator: "\n") + "\n").write(toFile: batch + "/rules", atomically: true, encoding: .utf8)
         let output = LineCollector()
         _ = try network.start([ReachBinary.path, "watch"], output: output.pipe)

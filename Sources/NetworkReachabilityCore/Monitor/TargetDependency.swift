@@ -29,18 +29,18 @@ package struct TargetDependency: Sendable {
         always: Bool = false, destinations: [IPAddress] = [], interfaceIndex: Int? = nil,
         underlyingInterfaceIndex: Int? = nil, sourceAddress: IPAddress? = nil, backendNote: (any Hashable & Sendable)? = nil
     ) {
-        self.underlyingInterfaceIndex = underlyingInterfaceIndex
         self.always = always
         self.destinations = destinations
         self.interfaceIndex = interfaceIndex
+        self.underlyingInterfaceIndex = underlyingInterfaceIndex
         self.sourceAddress = sourceAddress
         self.backendNote = backendNote
     }
 
     /// Whether `changes` can have changed `target`'s answer: they affect everything or this target always; or they
-    /// changed the output interface's link or addresses (or those of the interface under its VPN), added or removed the source address, one of the target's
-    /// own addresses (an address's, a pair's two) or another destination, or changed a route whose prefix contains
-    /// one of those.
+    /// changed the output interface's link or addresses (or those of the interface under its VPN), added or removed
+    /// the source address, one of the target's own addresses (an address's, a pair's two) or another destination, or
+    /// changed a route whose prefix contains one of those.
     package func isTouched(by changes: NetworkChanges, of target: ReachabilityTarget) -> Bool {
         if always || changes.affectsEverything { return true }
         if let interfaceIndex, changes.interfaces.contains(interfaceIndex) { return true }

@@ -157,8 +157,16 @@ final class KernelQueries: RouteQuerying {
     /// The main table's default routes out of each of `interfaces`: for each, the route a packet to `destination`
     /// takes out of it (`ip route get … oif`), where the entry that lookup matches is a unicast default of `main`,
     /// with that entry's metric. Pinned lookups find a default a split default shadows, and each leg of a multipath
-    /// default, without dumping a table that may hold a million routes: two lookups an interface, in one round trip.
+    /// default, without dumping a table that may hold a million routes: two lookups an interface, in a round trip
+    /// per 64 interfaces (a container host's thousand veths in one would outgrow the socket's buffer).
     func defaultRoutes(to destination: IPAddress, outOf interfaces: [Int]) throws(ReachabilityError) -> [DefaultRoute] {
+        guard interfaces.count <= 64 else {
+            var found: [DefaultRoute] = []
+            for start in stride(from: 0, to: interfaces.count, by: 64) {
+                found += try defaultRoutes(to: destination, outOf: Array(interfaces[start..<min(start + 64, interfaces.count)]))
+            }
+            return found
+        }
         guard !interfaces.isEmpty else { return [] }
         let answers = try lookupRoutes(2 * interfaces.count) { position in
             let index = interfaces[position / 2]
