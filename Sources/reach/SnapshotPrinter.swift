@@ -37,11 +37,7 @@ struct SnapshotPrinter: Sendable {
         if let details = snapshot.path.details?.summary, !details.isEmpty { line += " (\(details))" }
         if snapshot.path.isVPN { line += ", VPN" + Self.underlying(snapshot.path) }
         if let gateway = snapshot.path.gateway { line += ", gateway \(gateway)" }
-        if let network = snapshot.path.network, network.label != nil || network.isMetered != nil {
-            // What the network's settings say; an unnamed network's id is on `reach networks` and in JSON.
-            line += ", network \(network.label ?? network.summary)"
-            if let metered = network.isMetered { line += metered ? " (metered)" : " (not metered)" }
-        }
+        if let network = snapshot.path.network.flatMap(Self.settings) { line += ", \(network)" }
         if let synthesized = snapshot.path.synthesizedAddress { line += ", through NAT64 as \(synthesized)" }
         if let prefix = snapshot.path.nat64Prefixes.first { line += ", NAT64 prefix \(prefix)" }
         if let quality = snapshot.path.quality { line += ", \(quality.summary)" }
@@ -71,12 +67,17 @@ struct SnapshotPrinter: Sendable {
         return " over " + path.underlying.map { link in
             var text = "\(link.interface.type.rawValue) \(link.interface.name)"
             if let details = link.details?.summary, !details.isEmpty { text += " (\(details))" }
-            if let network = link.network, network.label != nil || network.isMetered != nil {
-                text += " on network \(network.label ?? network.summary)"
-                if let metered = network.isMetered { text += metered ? " (metered)" : " (not metered)" }
-            }
+            if let network = link.network.flatMap(Self.settings) { text += " on \(network)" }
             return text
         }.joined(separator: " and ")
+    }
+
+    /// `network home (not metered)`: what a network's settings say of it; `nil` when they say nothing (an unnamed
+    /// network's id is on `reach networks` and in JSON).
+    static func settings(of network: NetworkIdentity) -> String? {
+        guard network.label != nil || network.isMetered != nil else { return nil }
+        let metered = network.isMetered.map { $0 ? " (metered)" : " (not metered)" } ?? ""
+        return "network \(network.label ?? network.summary)\(metered)"
     }
 
     /// One JSON object with the keys the contract names, sorted so lines are stable.

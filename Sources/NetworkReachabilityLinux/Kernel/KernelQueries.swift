@@ -69,30 +69,33 @@ final class KernelQueries: RouteQuerying {
     func lookupRoute(
         to destination: IPAddress, from source: IPAddress?, outOf interfaceIndex: Int
     ) throws(ReachabilityError) -> RouteAnswer {
-        let answers = try lookupRoutes(2) { position in
-            position == 0
-                ? .route(to: destination, from: source, interfaceIndex: interfaceIndex)
-                : .matchedRoute(to: destination, from: source, interfaceIndex: interfaceIndex)
-        }
-        guard answers.count == 2 else { throw .malformedKernelReply("pinned route lookup answers") }
-        guard case .route = answers[1] else { return answers[1] }
-        return answers[0]
+        let (path, entry) = try pinnedLookups([(destination, source, interfaceIndex)])[0]
+        guard case .route = entry else { return entry }
+        return path
     }
 
-    /// The routes to several destinations, each pinned to the interface with `interfaceIndex`, in one round trip:
+    /// The routes to several destinations, each pinned to the interface with `interfaceIndex`, together:
     /// ``lookupRoute(to:from:outOf:)`` for each, answers in order.
     func lookupRoutes(to destinations: [IPAddress], outOf interfaceIndex: Int) throws(ReachabilityError) -> [RouteAnswer] {
-        let answers = try lookupRoutes(2 * destinations.count) { position in
-            let destination = destinations[position / 2]
+        try pinnedLookups(destinations.map { ($0, nil, interfaceIndex) }).map { path, entry in
+            guard case .route = entry else { return entry }
+            return path
+        }
+    }
+
+    /// For each lookup, the path a packet takes out of the interface (`ip route get … oif`) and the table entry
+    /// that lookup matches (`fibmatch`), asked together: answers in order.
+    private func pinnedLookups(
+        _ lookups: [(destination: IPAddress, source: IPAddress?, interface: Int)]
+    ) throws(ReachabilityError) -> [(path: RouteAnswer, entry: RouteAnswer)] {
+        let answers = try lookupRoutes(2 * lookups.count) { position in
+            let lookup = lookups[position / 2]
             return position % 2 == 0
-                ? .route(to: destination, from: nil, interfaceIndex: interfaceIndex)
-                : .matchedRoute(to: destination, from: nil, interfaceIndex: interfaceIndex)
+                ? .route(to: lookup.destination, from: lookup.source, interfaceIndex: lookup.interface)
+                : .matchedRoute(to: lookup.destination, from: lookup.source, interfaceIndex: lookup.interface)
         }
-        guard answers.count == 2 * destinations.count else { throw .malformedKernelReply("pinned route lookup answers") }
-        return destinations.indices.map { index in
-            guard case .route = answers[2 * index + 1] else { return answers[2 * index + 1] }
-            return answers[2 * index]
-        }
+        guard answers.count == 2 * lookups.count else { throw .malformedKernelReply("pinned route lookup answers") }
+        return lookups.indices.map { (answers[2 * $0], answers[2 * $0 + 1]) }
     }
 
     /// Asks which table entry a packet to `destination` matches (`fibmatch`).
@@ -102,12 +105,12 @@ final class KernelQueries: RouteQuerying {
         return answer
     }
 
-    /// Asks for the routes to several destinations in one `send`: one round trip, answers in order.
+    /// Asks for the routes to several destinations together (``batchLimit`` a round trip), answers in order.
     func lookupRoutes(to destinations: [IPAddress]) throws(ReachabilityError) -> [RouteAnswer] {
         try lookupRoutes(destinations.count) { KernelRequest.route(to: destinations[$0], from: nil, interfaceIndex: nil) }
     }
 
-    /// Asks several lookups, paths or matched entries, in one `send`: one round trip, answers in order.
+    /// Asks several lookups, paths or matched entries, together (``batchLimit`` a round trip), answers in order.
     func lookupRoutes(_ lookups: [RouteLookup]) throws(ReachabilityError) -> [RouteAnswer] {
         try lookupRoutes(lookups.count) { position in
             switch lookups[position] {
@@ -117,9 +120,19 @@ final class KernelQueries: RouteQuerying {
         }
     }
 
+    /// The most lookups sent in one `send`. The kernel queues every answer before the first is read, and about 250
+    /// route answers fill a socket's default receive buffer: past it answers are lost, and the batch is asked again
+    /// until it fails (260 marked lookups, or the pinned lookups of 200 interfaces, failed so).
+    static let batchLimit = 128
+
+    /// `count` lookups, ``batchLimit`` a round trip, answers in order.
     private func lookupRoutes(_ count: Int, _ request: (Int) -> KernelRequest) throws(ReachabilityError) -> [RouteAnswer] {
         var open = [RouteAnswer?](repeating: nil, count: count)
-        try exchange(count, request) { position, event in Self.record(event, in: &open[position]) }
+        for start in stride(from: 0, to: count, by: Self.batchLimit) {
+            try exchange(min(Self.batchLimit, count - start), { request(start + $0) }) { position, event in
+                Self.record(event, in: &open[start + position])
+            }
+        }
         return try open.map { (answer) throws(ReachabilityError) in
             guard let answer else { throw .malformedKernelReply("route lookup answer") }
             return answer
@@ -135,7 +148,7 @@ final class KernelQueries: RouteQuerying {
     /// packets past a tunnel: a rule that selects packets *without* a mark (wg-quick's and NetworkManager's
     /// `not fwmark 51820 lookup 51820`), or one that sends marked packets to `main` (Tailscale's). At most
     /// ``markLimit`` marks, in the rules' order: a host with hundreds of mark rules is a policy router whose marks say
-    /// nothing of its tunnels, and their answers in one batch would outgrow the socket's buffer.
+    /// nothing of its tunnels.
     func markedRoutes(to destination: IPAddress) throws(ReachabilityError) -> [Route] {
         var marks: [UInt32] = []
         for rule in try dump(.rules(family: destination.family), PolicyRuleMessage.init).sorted(by: { $0.priority < $1.priority }) {
@@ -157,28 +170,13 @@ final class KernelQueries: RouteQuerying {
     /// The main table's default routes out of each of `interfaces`: for each, the route a packet to `destination`
     /// takes out of it (`ip route get … oif`), where the entry that lookup matches is a unicast default of `main`,
     /// with that entry's metric. Pinned lookups find a default a split default shadows, and each leg of a multipath
-    /// default, without dumping a table that may hold a million routes: two lookups an interface, in a round trip
-    /// per 64 interfaces (a container host's thousand veths in one would outgrow the socket's buffer).
+    /// default, without dumping a table that may hold a million routes: two lookups an interface.
     func defaultRoutes(to destination: IPAddress, outOf interfaces: [Int]) throws(ReachabilityError) -> [DefaultRoute] {
-        guard interfaces.count <= 64 else {
-            var found: [DefaultRoute] = []
-            for start in stride(from: 0, to: interfaces.count, by: 64) {
-                found += try defaultRoutes(to: destination, outOf: Array(interfaces[start..<min(start + 64, interfaces.count)]))
-            }
-            return found
-        }
-        guard !interfaces.isEmpty else { return [] }
-        let answers = try lookupRoutes(2 * interfaces.count) { position in
-            let index = interfaces[position / 2]
-            return position % 2 == 0
-                ? .route(to: destination, from: nil, interfaceIndex: index)
-                : .matchedRoute(to: destination, from: nil, interfaceIndex: index)
-        }
-        guard answers.count == 2 * interfaces.count else { throw .malformedKernelReply("default route answers") }
-        return interfaces.indices.compactMap { position in
-            guard case .route(let path) = answers[2 * position], case .route(let entry) = answers[2 * position + 1],
+        let answers = try pinnedLookups(interfaces.map { (destination, nil, $0) })
+        return zip(interfaces, answers).compactMap { index, answer in
+            guard case .route(let path) = answer.path, case .route(let entry) = answer.entry,
                 entry.table == Route.mainTable, entry.destinationLength == 0, entry.type == .unicast,
-                path.outputInterface == interfaces[position]
+                path.outputInterface == index
             else { return nil }
             return DefaultRoute(route: path, metric: entry.priority ?? 0)
         }

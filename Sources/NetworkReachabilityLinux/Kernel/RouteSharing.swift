@@ -44,9 +44,10 @@ struct RouteSharing {
         var positions: [Int]
     }
 
-    /// Route lookups per `send`: the replies to one `send` must fit the request socket's receive buffer (the kernel
-    /// drops what does not fit), and each reply takes well under 1 KiB of it.
-    static let lookupsPerSend = 64
+    /// Addresses per round trip of a pass: an entry and a path each at most, so that a round trip's lookups stay
+    /// within ``KernelQueries/batchLimit`` (what fits the socket's receive buffer), and a round trip the kernel could
+    /// not answer sends only these back to one lookup each.
+    static let addressesPerSend = KernelQueries.batchLimit / 2
     /// Up to this many addresses, each one's entry and path are asked side by side in one round trip (a pass for
     /// one target stays one round trip). Above, entries go first, then one path per distinct entry.
     static let sideBySideLimit = 4
@@ -75,7 +76,7 @@ struct RouteSharing {
     // MARK: - A pass
 
     /// Evaluates `due` after `changes`, answers in order: groups first, then the other address targets without a
-    /// zone ``lookupsPerSend`` at a time, then the rest one by one. A `send` the kernel could not answer falls back to one by
+    /// zone ``addressesPerSend`` at a time, then the rest one by one. A `send` the kernel could not answer falls back to one by
     /// one too.
     mutating func evaluate(
         _ due: [DueTarget], after changes: NetworkChanges, with evaluator: TargetEvaluator, tables: inout PassTables,
@@ -90,8 +91,8 @@ struct RouteSharing {
         for position in due.indices where evaluations[position] == nil {
             if case .address(let address) = due[position].target, address.zone == nil { addresses.append((position, address)) }
         }
-        for start in stride(from: 0, to: addresses.count, by: Self.lookupsPerSend) {
-            let sent = addresses[start..<min(start + Self.lookupsPerSend, addresses.count)]
+        for start in stride(from: 0, to: addresses.count, by: Self.addressesPerSend) {
+            let sent = addresses[start..<min(start + Self.addressesPerSend, addresses.count)]
             guard let answers = try? Self.answersWithEntries(for: sent.map(\.address), queries: queries) else { continue }
             for ((position, address), (answer, match)) in zip(sent, answers) {
                 evaluations[position] = Self.evaluation(of: address, answer, match: match, with: evaluator)

@@ -47,12 +47,17 @@ package final class SimulatedRoutingBackend: RoutingBackend {
     private static func withStatedNetwork(_ snapshot: ReachabilitySnapshot, _ kernel: SimulatedKernel) -> ReachabilitySnapshot {
         guard let index = snapshot.path.interface?.index else { return snapshot }
         let stated = { (index: Int) in kernel.state.withLock { state in state.interfaces.first { $0.index == index }?.network } }
-        var identified = snapshot
-        identified.path.network = stated(index)
-        for position in identified.path.underlying.indices {
-            identified.path.underlying[position].network = stated(identified.path.underlying[position].interface.index)
+        let network = stated(index)
+        let underlying = snapshot.path.underlying.map { link in
+            var identified = link
+            identified.network = stated(link.interface.index)
+            return identified
         }
-        return identified == snapshot ? snapshot : identified
+        guard network != snapshot.path.network || underlying != snapshot.path.underlying else { return snapshot }
+        var identified = snapshot
+        identified.path.network = network
+        identified.path.underlying = underlying
+        return identified
     }
 
     package func subscribe() -> any RoutingSubscription {
